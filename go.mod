@@ -1,0 +1,3 @@
+module github.com/urlfetch/urlfetch
+
+go 1.26

@@ -1,0 +1,55 @@
+package uri
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Error reports a URL that does not follow the syntax of RFC 1738, with the
+// byte offset of the first offending byte.
+//
+// Error's message never shows a password: the password of a URL written
+// with the common Internet syntax is replaced by "***".
+type Error struct {
+	Input  string // the URL as given
+	Offset int    // byte offset into Input of the problem, or -1
+	Reason string // what is wrong, for a person
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("uri: ")
+	b.WriteString(strconv.Quote(maskInput(e.Input)))
+	if e.Offset >= 0 {
+		b.WriteString(": at offset ")
+		b.WriteString(strconv.Itoa(e.Offset))
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// maskInput hides the password of a URL that may not have parsed, so that a
+// syntax error never echoes a secret. It looks only at the first
+// "//user:password@" of the string.
+func maskInput(s string) string {
+	i := strings.Index(s, "//")
+	if i < 0 {
+		return s
+	}
+	rest := s[i+2:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndexByte(rest[:end], '@')
+	if at < 0 {
+		return s
+	}
+	colon := strings.IndexByte(rest[:at], ':')
+	if colon < 0 {
+		return s
+	}
+	start := i + 2 + colon + 1
+	return s[:start] + "***" + s[i+2+at:]
+}

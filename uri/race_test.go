@@ -1,0 +1,5 @@
+//go:build race
+
+package uri
+
+const raceEnabled = true

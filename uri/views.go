@@ -1,0 +1,631 @@
+package uri
+
+import (
+	"strconv"
+	"strings"
+)
+
+// This file holds the scheme-specific views of RFC 1738 section 3. Each
+// view decodes what its section says and nothing more, and its String
+// method builds a correctly encoded URL again: for a URL in canonical form
+// (the form String writes), String(view(Parse(x))) == x.
+
+// Login is the common Internet scheme syntax of RFC 1738 section 3.1,
+// decoded: //user:password@host:port.
+type Login struct {
+	User        string
+	HasUser     bool // an empty user differs from none
+	Password    string
+	HasPassword bool // an empty password differs from none
+	Host        string
+	Port        int // 0 for the scheme's default
+}
+
+func (u *URL) login() Login {
+	return Login{
+		User: mustUnescape(u.User), HasUser: u.HasUser,
+		Password: mustUnescape(u.Password), HasPassword: u.HasPassword,
+		Host: u.Host, Port: u.Port,
+	}
+}
+
+// write appends "//user:password@host:port" to b.
+func (l *Login) write(b *strings.Builder) {
+	b.WriteString("//")
+	if l.HasUser {
+		b.WriteString(Escape(l.User, ComponentUser))
+		if l.HasPassword {
+			b.WriteByte(':')
+			b.WriteString(Escape(l.Password, ComponentPassword))
+		}
+		b.WriteByte('@')
+	}
+	if strings.IndexByte(l.Host, ':') >= 0 {
+		b.WriteString("[" + l.Host + "]")
+	} else {
+		b.WriteString(l.Host)
+	}
+	if l.Port != 0 {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(l.Port))
+	}
+}
+
+// viewError is the error of a view asked of a URL it cannot describe.
+func (u *URL) viewError(view, reason string) error {
+	return &Error{Input: u.String(), Offset: -1, Reason: view + ": " + reason}
+}
+
+func (u *URL) needScheme(view string, schemes ...string) error {
+	for _, s := range schemes {
+		if u.Scheme == s {
+			if !u.Authority && s != "news" && s != "mailto" && s != "file" {
+				return u.viewError(view, u.Scheme+` URL without "//host"`)
+			}
+			return nil
+		}
+	}
+	return u.viewError(view, "not a "+strings.Join(schemes, " or ")+" URL")
+}
+
+// FTP is an ftp URL decoded as RFC 1738 section 3.2 says:
+// ftp://user:password@host:port/cwd1/cwd2/.../cwdN/name;type=typecode.
+type FTP struct {
+	Login
+	// Dirs are the decoded CWD arguments, in order. "%2F" yields an
+	// argument containing "/" and an empty segment an empty argument.
+	Dirs []string
+	// Name is the decoded last segment; "" for a directory.
+	Name string
+	// Type is the typecode, 'a', 'i' or 'd' (lower case), or 0 if none.
+	Type byte
+}
+
+// FTP returns the ftp view of u.
+func (u *URL) FTP() (*FTP, error) {
+	if err := u.needScheme("FTP", "ftp"); err != nil {
+		return nil, err
+	}
+	f := &FTP{Login: u.login()}
+	p := u.URLPath()
+	if i := strings.LastIndex(p, ";type="); i >= 0 && strings.IndexByte(p[i:], '/') < 0 {
+		f.Type = p[i+len(";type=")] | 0x20 // Parse checked it is a letter
+		p = p[:i]
+	}
+	segs := strings.Split(p, "/")
+	for _, s := range segs[:len(segs)-1] {
+		f.Dirs = append(f.Dirs, mustUnescape(s))
+	}
+	f.Name = mustUnescape(segs[len(segs)-1])
+	return f, nil
+}
+
+// String builds the ftp URL.
+func (f *FTP) String() string {
+	var b strings.Builder
+	b.WriteString("ftp:")
+	f.Login.write(&b)
+	b.WriteByte('/')
+	for _, d := range f.Dirs {
+		b.WriteString(Escape(d, ComponentFTPSegment))
+		b.WriteByte('/')
+	}
+	b.WriteString(Escape(f.Name, ComponentFTPSegment))
+	if f.Type != 0 {
+		b.WriteString(";type=")
+		b.WriteByte(f.Type)
+	}
+	return b.String()
+}
+
+// HTTP is an http or https URL (RFC 1738 section 3.3). The path and search
+// go to the server as written, so they stay encoded here.
+type HTTP struct {
+	Secure    bool // https
+	Host      string
+	Port      int
+	Path      string // raw, with its leading "/"; "" when the URL has none
+	Search    string // raw
+	HasSearch bool
+}
+
+// HTTP returns the http view of u.
+func (u *URL) HTTP() (*HTTP, error) {
+	if err := u.needScheme("HTTP", "http", "https"); err != nil {
+		return nil, err
+	}
+	return &HTTP{
+		Secure: u.Scheme == "https", Host: u.Host, Port: u.Port,
+		Path: u.Path, Search: u.RawQuery, HasSearch: u.RawQuery != "" || u.ForceQuery,
+	}, nil
+}
+
+// RequestURI returns the path and search as sent in a request line: "/"
+// when the URL has no path.
+func (h *HTTP) RequestURI() string {
+	p := h.Path
+	if p == "" {
+		p = "/"
+	}
+	if h.HasSearch {
+		p += "?" + h.Search
+	}
+	return p
+}
+
+// String builds the http URL.
+func (h *HTTP) String() string {
+	var b strings.Builder
+	if h.Secure {
+		b.WriteString("https:")
+	} else {
+		b.WriteString("http:")
+	}
+	l := Login{Host: h.Host, Port: h.Port}
+	l.write(&b)
+	b.WriteString(h.Path)
+	if h.HasSearch {
+		b.WriteByte('?')
+		b.WriteString(h.Search)
+	}
+	return b.String()
+}
+
+// Gopher is a gopher URL decoded as RFC 1738 section 3.4 says:
+// gopher://host:port/<type><selector>%09<search>%09<gopher+_string>.
+type Gopher struct {
+	Host string
+	Port int
+	// Type is the gopher item type; '1' when the gopher-path is empty.
+	Type byte
+	// Selector is the decoded selector, sent to the server as it is. It
+	// may begin with a copy of Type ("00about" is type '0', selector
+	// "0about").
+	Selector string
+	// Search is the decoded search string after the first %09.
+	Search    string
+	HasSearch bool
+	// Plus is the decoded Gopher+ string: "+", "!", "$", "!+ABSTRACT",
+	// "+application/postscript Es_ES", or a filled-in form (3.4.4-3.4.9).
+	Plus    string
+	HasPlus bool
+}
+
+// Gopher returns the gopher view of u.
+//
+// With one %09 the part after it is a search for type 7 and for any
+// string that does not look like a Gopher+ one; a Gopher+ string begins
+// with "+", "!", "$" or "?". With two, the second part is the Gopher+
+// string (section 3.4.3, which requires the search, perhaps empty).
+func (u *URL) Gopher() (*Gopher, error) {
+	if err := u.needScheme("Gopher", "gopher"); err != nil {
+		return nil, err
+	}
+	g := &Gopher{Host: u.Host, Port: u.Port, Type: '1'}
+	p := u.URLPath()
+	if p == "" {
+		return g, nil
+	}
+	if p[0] == '%' {
+		g.Type = unhex(p[1])<<4 | unhex(p[2])
+		p = p[3:]
+	} else {
+		g.Type = p[0]
+		p = p[1:]
+	}
+	sel, rest, tab := cutTab(p)
+	g.Selector = mustUnescape(sel)
+	if !tab {
+		return g, nil
+	}
+	if g.Type != '7' && rest != "" && strings.IndexByte("+!$?", rest[0]) >= 0 {
+		g.Plus, g.HasPlus = mustUnescape(rest), true
+		return g, nil
+	}
+	search, plus, tab := cutTab(rest)
+	g.Search, g.HasSearch = mustUnescape(search), true
+	if tab {
+		g.Plus, g.HasPlus = mustUnescape(plus), true
+	}
+	return g, nil
+}
+
+// cutTab cuts s around its first encoded TAB.
+func cutTab(s string) (before, after string, found bool) {
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] == '%' && s[i+1] == '0' && s[i+2] == '9' {
+			return s[:i], s[i+3:], true
+		}
+	}
+	return s, "", false
+}
+
+// Request returns the line a Gopher client sends for this URL, without the
+// final CRLF: the selector, then TAB and the search, then TAB and the
+// Gopher+ string (section 3.4.3: for a type other than 7 with an empty
+// search, the selector is followed directly by the Gopher+ string).
+func (g *Gopher) Request() string {
+	switch {
+	case g.HasPlus && g.Type == '7':
+		return g.Selector + "\t" + g.Search + "\t" + g.Plus
+	case g.HasPlus && g.Search == "":
+		return g.Selector + "\t" + g.Plus
+	case g.HasPlus:
+		return g.Selector + "\t" + g.Search + "\t" + g.Plus
+	case g.HasSearch:
+		return g.Selector + "\t" + g.Search
+	}
+	return g.Selector
+}
+
+// String builds the gopher URL.
+func (g *Gopher) String() string {
+	var b strings.Builder
+	b.WriteString("gopher:")
+	l := Login{Host: g.Host, Port: g.Port}
+	l.write(&b)
+	b.WriteByte('/')
+	if g.Type == '1' && g.Selector == "" && !g.HasSearch && !g.HasPlus {
+		return b.String()
+	}
+	if keep(g.Type, ComponentGopher) {
+		b.WriteByte(g.Type)
+	} else {
+		b.WriteString(Escape(string([]byte{g.Type}), ComponentGopher))
+	}
+	b.WriteString(Escape(g.Selector, ComponentGopher))
+	if g.HasSearch {
+		b.WriteString("%09")
+		b.WriteString(Escape(g.Search, ComponentGopher))
+	}
+	if g.HasPlus {
+		b.WriteString("%09")
+		b.WriteString(Escape(g.Plus, ComponentGopher))
+	}
+	return b.String()
+}
+
+// Mailto is a mailto URL: RFC 1738 section 3.5's single addr-spec and,
+// beyond it, RFC 6068's list of addresses and header fields
+// (mailto:a@x,b@y?subject=...&cc=...&body=...).
+type Mailto struct {
+	To     []string // decoded addr-specs, from the path and any "to" fields
+	Fields []Field  // the other header fields, decoded, in order
+}
+
+// Field is a name=value pair: a mailto header field, a Prospero field.
+type Field struct {
+	Name  string
+	Value string
+}
+
+// Mailto returns the mailto view of u.
+func (u *URL) Mailto() (*Mailto, error) {
+	if err := u.needScheme("Mailto", "mailto"); err != nil {
+		return nil, err
+	}
+	addrs, query, _ := strings.Cut(u.Path, "?")
+	m := &Mailto{}
+	for _, a := range strings.Split(addrs, ",") {
+		if a != "" {
+			m.To = append(m.To, mustUnescape(a))
+		}
+	}
+	if query != "" {
+		for _, kv := range strings.Split(query, "&") {
+			if kv == "" {
+				continue
+			}
+			k, v, _ := strings.Cut(kv, "=")
+			k, v = mustUnescape(k), mustUnescape(v)
+			if strings.EqualFold(k, "to") {
+				for _, a := range strings.Split(v, ",") {
+					if a = strings.TrimSpace(a); a != "" {
+						m.To = append(m.To, a)
+					}
+				}
+				continue
+			}
+			m.Fields = append(m.Fields, Field{Name: k, Value: v})
+		}
+	}
+	if len(m.To) == 0 {
+		return nil, u.viewError("Mailto", "no address")
+	}
+	return m, nil
+}
+
+// Get returns the value of the first field named name (case-insensitive).
+func (m *Mailto) Get(name string) string {
+	for _, f := range m.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// String builds the mailto URL.
+func (m *Mailto) String() string {
+	var b strings.Builder
+	b.WriteString("mailto:")
+	for i, a := range m.To {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(Escape(a, ComponentMailto))
+	}
+	for i, f := range m.Fields {
+		if i == 0 {
+			b.WriteByte('?')
+		} else {
+			b.WriteByte('&')
+		}
+		b.WriteString(Escape(f.Name, ComponentMailto))
+		b.WriteByte('=')
+		b.WriteString(Escape(f.Value, ComponentMailto))
+	}
+	return b.String()
+}
+
+// News is a news URL (RFC 1738 section 3.6): a group, "*" for all groups,
+// or an article by message-id. The news server is not part of the URL.
+type News struct {
+	Group     string // decoded group name, or "*"; "" for an article
+	MessageID string // decoded, without "<" and ">"; "" for a group
+}
+
+// News returns the news view of u.
+func (u *URL) News() (*News, error) {
+	if err := u.needScheme("News", "news"); err != nil {
+		return nil, err
+	}
+	part := u.Path
+	if u.Authority {
+		return nil, u.viewError("News", "news URLs name no host (RFC 1738 section 3.6); use nntp://host/group")
+	}
+	if part == "" {
+		return nil, u.viewError("News", "no group or message-id")
+	}
+	v := mustUnescape(part)
+	if strings.IndexByte(v, '@') >= 0 {
+		if len(v) > 2 && v[0] == '<' && v[len(v)-1] == '>' {
+			v = v[1 : len(v)-1] // a pasted Message-ID header value
+		}
+		return &News{MessageID: v}, nil
+	}
+	return &News{Group: v}, nil
+}
+
+// All reports whether the URL is news:*, all available groups.
+func (n *News) All() bool { return n.Group == "*" }
+
+// String builds the news URL.
+func (n *News) String() string {
+	if n.MessageID != "" {
+		at := strings.LastIndexByte(n.MessageID, '@')
+		return "news:" + Escape(n.MessageID[:at], ComponentMessageID) + "@" + Escape(n.MessageID[at+1:], ComponentMessageID)
+	}
+	if n.Group == "*" {
+		return "news:*"
+	}
+	return "news:" + Escape(n.Group, ComponentNewsGroup)
+}
+
+// NNTP is an nntp URL (RFC 1738 section 3.7):
+// nntp://host:port/newsgroup-name/article-number.
+type NNTP struct {
+	Login
+	Group   string // decoded
+	Article int64  // 0 when the URL names the group only
+}
+
+// NNTP returns the nntp view of u.
+func (u *URL) NNTP() (*NNTP, error) {
+	if err := u.needScheme("NNTP", "nntp"); err != nil {
+		return nil, err
+	}
+	n := &NNTP{Login: u.login()}
+	group, num, hasNum := strings.Cut(u.URLPath(), "/")
+	if group == "" {
+		return nil, u.viewError("NNTP", "no newsgroup")
+	}
+	n.Group = mustUnescape(group)
+	if hasNum && num != "" {
+		a, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || a <= 0 || num[0] == '+' {
+			return nil, u.viewError("NNTP", "article number "+strconv.Quote(num)+" is not a positive decimal number")
+		}
+		n.Article = a
+	}
+	return n, nil
+}
+
+// String builds the nntp URL.
+func (n *NNTP) String() string {
+	var b strings.Builder
+	b.WriteString("nntp:")
+	n.Login.write(&b)
+	b.WriteByte('/')
+	b.WriteString(Escape(n.Group, ComponentNewsGroup))
+	if n.Article > 0 {
+		b.WriteByte('/')
+		b.WriteString(strconv.FormatInt(n.Article, 10))
+	}
+	return b.String()
+}
+
+// Telnet is a telnet URL (RFC 1738 section 3.8), and also the rlogin and
+// tn3270 URLs of RFC 1630: an interactive session. The user and password
+// are advisory.
+type Telnet struct {
+	Scheme string // "telnet", "rlogin" or "tn3270"
+	Login
+}
+
+// Telnet returns the telnet view of u (also for rlogin and tn3270 URLs).
+func (u *URL) Telnet() (*Telnet, error) {
+	if err := u.needScheme("Telnet", "telnet", "rlogin", "tn3270"); err != nil {
+		return nil, err
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery {
+		return nil, u.viewError("Telnet", "a telnet URL has no path (RFC 1738 section 3.8)")
+	}
+	return &Telnet{Scheme: u.Scheme, Login: u.login()}, nil
+}
+
+// String builds the URL, with the optional final "/".
+func (t *Telnet) String() string {
+	var b strings.Builder
+	b.WriteString(t.Scheme)
+	b.WriteByte(':')
+	t.Login.write(&b)
+	b.WriteByte('/')
+	return b.String()
+}
+
+// WAIS is a wais URL (RFC 1738 section 3.9) in one of its three forms:
+// a database, a search of a database, or one document.
+type WAIS struct {
+	Login
+	Database  string // decoded
+	Search    string // decoded, "+" read as a space
+	HasSearch bool
+	WType     string // decoded; set, with WPath, for a document
+	WPath     string // the decoded document-id bytes
+}
+
+// WAIS returns the wais view of u.
+func (u *URL) WAIS() (*WAIS, error) {
+	if err := u.needScheme("WAIS", "wais"); err != nil {
+		return nil, err
+	}
+	w := &WAIS{Login: u.login()}
+	parts := strings.SplitN(u.URLPath(), "/", 3)
+	if parts[0] == "" {
+		return nil, u.viewError("WAIS", "no database")
+	}
+	w.Database = mustUnescape(parts[0])
+	switch len(parts) {
+	case 2:
+		if parts[1] != "" {
+			return nil, u.viewError("WAIS", "a document URL needs both /wtype/wpath")
+		}
+	case 3:
+		w.WType, w.WPath = mustUnescape(parts[1]), mustUnescape(parts[2])
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		if len(parts) == 3 {
+			return nil, u.viewError("WAIS", "a document URL has no search")
+		}
+		w.Search, w.HasSearch = unescapePlus(u.RawQuery), true
+	}
+	return w, nil
+}
+
+// IsDocument reports whether the URL designates one document.
+func (w *WAIS) IsDocument() bool { return w.WType != "" || w.WPath != "" }
+
+// String builds the wais URL.
+func (w *WAIS) String() string {
+	var b strings.Builder
+	b.WriteString("wais:")
+	w.Login.write(&b)
+	b.WriteByte('/')
+	b.WriteString(Escape(w.Database, ComponentWAIS))
+	if w.IsDocument() {
+		b.WriteByte('/')
+		b.WriteString(Escape(w.WType, ComponentWAIS))
+		b.WriteByte('/')
+		b.WriteString(Escape(w.WPath, ComponentWAIS))
+	} else if w.HasSearch {
+		b.WriteByte('?')
+		b.WriteString(Escape(w.Search, ComponentWAISSearch))
+	}
+	return b.String()
+}
+
+// File is a file URL (RFC 1738 section 3.10): file://host/path.
+type File struct {
+	Host string // "" or "localhost" mean this machine
+	Path string // decoded, beginning with "/"
+}
+
+// File returns the file view of u. It also accepts the common "file:/path"
+// form without a host.
+func (u *URL) File() (*File, error) {
+	if err := u.needScheme("File", "file"); err != nil {
+		return nil, err
+	}
+	if !u.Authority {
+		if !strings.HasPrefix(u.Path, "/") {
+			return nil, u.viewError("File", "a file URL needs an absolute path")
+		}
+		return &File{Path: mustUnescape(u.Path)}, nil
+	}
+	p := u.Path
+	if p == "" {
+		p = "/"
+	}
+	return &File{Host: u.Host, Path: mustUnescape(p)}, nil
+}
+
+// Local reports whether the file lives on this machine.
+func (f *File) Local() bool {
+	return f.Host == "" || strings.EqualFold(f.Host, "localhost")
+}
+
+// String builds the file URL.
+func (f *File) String() string {
+	var b strings.Builder
+	b.WriteString("file://")
+	b.WriteString(f.Host)
+	for _, seg := range strings.Split(strings.TrimPrefix(f.Path, "/"), "/") {
+		b.WriteByte('/')
+		b.WriteString(Escape(seg, ComponentFileSegment))
+	}
+	return b.String()
+}
+
+// Prospero is a prospero URL (RFC 1738 section 3.11):
+// prospero://host:port/hsoname;field=value.
+type Prospero struct {
+	Host    string
+	Port    int
+	HSOName string  // decoded; often begins with "/" (prospero://host//pros/name)
+	Fields  []Field // decoded, in order
+}
+
+// Prospero returns the prospero view of u.
+func (u *URL) Prospero() (*Prospero, error) {
+	if err := u.needScheme("Prospero", "prospero"); err != nil {
+		return nil, err
+	}
+	parts := strings.Split(u.URLPath(), ";")
+	p := &Prospero{Host: u.Host, Port: u.Port, HSOName: mustUnescape(parts[0])}
+	for _, f := range parts[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return nil, u.viewError("Prospero", "field "+strconv.Quote(f)+` has no "="`)
+		}
+		p.Fields = append(p.Fields, Field{Name: mustUnescape(k), Value: mustUnescape(v)})
+	}
+	return p, nil
+}
+
+// String builds the prospero URL.
+func (p *Prospero) String() string {
+	var b strings.Builder
+	b.WriteString("prospero:")
+	l := Login{Host: p.Host, Port: p.Port}
+	l.write(&b)
+	b.WriteByte('/')
+	b.WriteString(Escape(p.HSOName, ComponentProsperoName))
+	for _, f := range p.Fields {
+		b.WriteByte(';')
+		b.WriteString(Escape(f.Name, ComponentProsperoField))
+		b.WriteByte('=')
+		b.WriteString(Escape(f.Value, ComponentProsperoField))
+	}
+	return b.String()
+}
