@@ -29,6 +29,9 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// MaskedInput returns Input with its password, if any, replaced by "***".
+func (e *Error) MaskedInput() string { return maskInput(e.Input) }
+
 // maskInput hides the password of a URL that may not have parsed, so that a
 // syntax error never echoes a secret. It looks only at the first
 // "//user:password@" of the string.

@@ -1,0 +1,241 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/urlfetch/urlfetch/uri"
+)
+
+// Default timeouts of a Client whose fields are zero.
+const (
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultIdleTimeout    = 60 * time.Second
+)
+
+// badPorts are the well-known ports of other protocols that a URL may not
+// name (the Fetch Standard's "bad ports"). RFC 1738 section 6: a URL with
+// another protocol's port can make a harmless retrieval perform a remote
+// operation, as when a gopher URL makes an SMTP server send a message.
+var badPorts = map[int]bool{
+	1: true, 7: true, 9: true, 11: true, 13: true, 15: true, 17: true, 19: true,
+	20: true, 21: true, 22: true, 23: true, 25: true, 37: true, 42: true, 43: true,
+	53: true, 69: true, 77: true, 79: true, 87: true, 95: true, 101: true, 102: true,
+	103: true, 104: true, 109: true, 110: true, 111: true, 113: true, 115: true,
+	117: true, 119: true, 123: true, 135: true, 137: true, 139: true, 143: true,
+	161: true, 179: true, 389: true, 427: true, 465: true, 512: true, 513: true,
+	514: true, 515: true, 526: true, 530: true, 531: true, 532: true, 540: true,
+	548: true, 554: true, 556: true, 563: true, 587: true, 601: true, 636: true,
+	989: true, 990: true, 993: true, 995: true, 1719: true, 1720: true, 1723: true,
+	2049: true, 3659: true, 4045: true, 4190: true, 5060: true, 5061: true,
+	6000: true, 6566: true, 6665: true, 6666: true, 6667: true, 6668: true,
+	6669: true, 6679: true, 6697: true, 10080: true,
+}
+
+// BadPort reports whether port belongs to another protocol than scheme's:
+// a port on the bad-ports list that is not the scheme's own default.
+func BadPort(scheme string, port int) bool {
+	return badPorts[port] && port != uri.DefaultPort(scheme)
+}
+
+// checkPort applies the port policy to a URL's port.
+func (c *Client) checkPort(scheme string, port int) error {
+	if !BadPort(scheme, port) {
+		return nil
+	}
+	for _, p := range c.AllowPorts {
+		if p == port {
+			return nil
+		}
+	}
+	return Errorf(ErrUnsafe, "port %d belongs to another protocol; a %s URL may not use it unless allowed (--allow-port %d)", port, scheme, port)
+}
+
+// dial connects to addr with the Client's connect timeout, honouring ctx,
+// and wraps the connection so that every read has the idle timeout and
+// cancelling ctx interrupts a blocked read or write.
+func (c *Client) dial(ctx context.Context, network, addr string) (*Conn, error) {
+	d := net.Dialer{Timeout: c.connectTimeout()}
+	if c.DialContext != nil {
+		cctx, cancel := context.WithTimeout(ctx, c.connectTimeout())
+		defer cancel()
+		nc, err := c.DialContext(cctx, network, addr)
+		if err != nil {
+			return nil, dialError(ctx, addr, err)
+		}
+		return newConn(ctx, nc, c.idleTimeout()), nil
+	}
+	nc, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, dialError(ctx, addr, err)
+	}
+	return newConn(ctx, nc, c.idleTimeout()), nil
+}
+
+func dialError(ctx context.Context, addr string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return Errorf(ErrTimeout, "connect to %s: timed out: %w", addr, err)
+	}
+	return Errorf(ErrConnect, "connect to %s: %w", addr, unwrapOpError(err))
+}
+
+// unwrapOpError drops the "dial tcp 127.0.0.1:1:" prefix that the message
+// would repeat.
+func unwrapOpError(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		var se *os.SyscallError
+		if errors.As(oe.Err, &se) {
+			return se.Err
+		}
+		return oe.Err
+	}
+	return err
+}
+
+func (c *Client) connectTimeout() time.Duration {
+	if c.ConnectTimeout > 0 {
+		return c.ConnectTimeout
+	}
+	return DefaultConnectTimeout
+}
+
+func (c *Client) idleTimeout() time.Duration {
+	if c.IdleTimeout > 0 {
+		return c.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}
+
+// aLongTimeAgo is a deadline in the past: setting it wakes every blocked
+// read and write of a connection at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// Conn is a network connection as the dial path hands it to drivers.
+// Every Read must see a byte within the idle timeout, and cancelling the
+// context the connection is bound to interrupts a blocked Read or Write,
+// which then returns the context's error.
+type Conn struct {
+	net.Conn
+	idle time.Duration
+
+	mu   sync.Mutex
+	ctx  context.Context
+	stop func() bool
+}
+
+func newConn(ctx context.Context, nc net.Conn, idle time.Duration) *Conn {
+	c := &Conn{Conn: nc, idle: idle}
+	c.Bind(ctx)
+	return c
+}
+
+// Bind ties the connection to ctx in place of the context it had: a
+// connection kept for reuse is bound to each new fetch's context.
+func (c *Conn) Bind(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop != nil {
+		c.stop()
+	}
+	c.ctx = ctx
+	c.stop = context.AfterFunc(ctx, func() { c.Conn.SetDeadline(aLongTimeAgo) })
+	if ctx.Err() == nil {
+		c.Conn.SetDeadline(time.Time{})
+	}
+}
+
+func (c *Conn) context() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ctx
+}
+
+// Read reads with the idle timeout.
+func (c *Conn) Read(p []byte) (int, error) {
+	if c.idle > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(c.idle))
+	}
+	// The deadline just set may have replaced the one a cancellation put
+	// in the past: look at the context after setting it.
+	if err := c.context().Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		err = c.mapError("read", err)
+	}
+	return n, err
+}
+
+// Write writes with the idle timeout.
+func (c *Conn) Write(p []byte) (int, error) {
+	if c.idle > 0 {
+		c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
+	}
+	if err := c.context().Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.Conn.Write(p)
+	if err != nil {
+		err = c.mapError("write", err)
+	}
+	return n, err
+}
+
+func (c *Conn) mapError(op string, err error) error {
+	if ctx := c.context(); ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return Errorf(ErrTimeout, "%s: no data from %s for %s: %w", op, c.RemoteAddr(), c.idle, err)
+	}
+	return err
+}
+
+// Close closes the connection and releases its context watch.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
+	}
+	c.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// SetIdleTimeout changes the idle timeout of later reads and writes.
+func (c *Conn) SetIdleTimeout(d time.Duration) { c.idle = d }
+
+// hostport joins host and port, with brackets for IPv6.
+func hostport(host string, port int) string {
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// splitHostPort parses "host" or "host:port" with a default port.
+func splitHostPort(s string, defaultPort int) (string, int, error) {
+	host, portText, err := net.SplitHostPort(s)
+	if err != nil {
+		// No port at all.
+		if _, _, err2 := net.SplitHostPort(s + ":0"); err2 == nil {
+			return s, defaultPort, nil
+		}
+		return "", 0, fmt.Errorf("bad address %q: %w", s, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 1 || port > 65535 {
+		return "", 0, fmt.Errorf("bad port in %q", s)
+	}
+	return host, port, nil
+}
