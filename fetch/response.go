@@ -150,4 +150,3 @@ func (c *closer) Close() error {
 	c.once.Do(func() { c.err = c.fn(c.ReadCloser.Close()) })
 	return c.err
 }
-
