@@ -150,6 +150,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	u := req.URL
 	if p, ok := u.PasswordValue(); ok {
 		req.AddSecret(p)
+		req.AddSecret(u.Password) // as written, perhaps encoded
 	}
 	fail := func(err error) (*Response, error) {
 		return nil, &Error{Op: "fetch", URL: u.Redacted(), Err: scrub(classify(err), req.secrets)}
@@ -168,6 +169,9 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	}
 	resp, err := d.Fetch(ctx, req)
 	if err != nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
 		return fail(err)
 	}
 	if resp == nil || resp.Body == nil {

@@ -37,6 +37,7 @@ func NewRequest(c *Client, u *uri.URL) *Request {
 	}
 	if p, ok := u.PasswordValue(); ok {
 		r.AddSecret(p)
+		r.AddSecret(u.Password)
 	}
 	return r
 }
@@ -130,4 +131,23 @@ func CheckLine(component, value string) error {
 		return Errorf(ErrUnsafe, "%s contains a decoded %s at byte %d; refusing to send it in a protocol line", component, what, i)
 	}
 	return nil
+}
+
+// CheckPort applies the Client's port policy to a port a driver is about
+// to connect to for scheme (an HTTP redirect's target, say).
+func (r *Request) CheckPort(scheme string, port int) error {
+	return r.cl().checkPort(scheme, port)
+}
+
+// Redirect fetches rawURL through the Client, for a driver sent elsewhere
+// by its server: an HTTP redirect to an ftp: URL. The port policy applies
+// to the new URL as to any other.
+func (r *Request) Redirect(ctx context.Context, rawURL string) (*Response, error) {
+	next, err := r.cl().NewRequest(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	next.Offset = r.Offset
+	next.secrets = append(next.secrets, r.secrets...)
+	return r.cl().Do(ctx, next)
 }

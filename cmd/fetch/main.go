@@ -1,0 +1,125 @@
+// Command fetch dereferences URLs of every scheme of RFC 1738 and RFC 1630
+// and writes what they designate: a document to standard output or a
+// file, a listing as columns or JSON.
+//
+//	fetch ftp://ftp.example.org/pub/README
+//	fetch -O gopher://gopher.example.org/9/files/big.tar
+//	fetch --json news:comp.lang.go
+//	fetch parse 'ftp://joe@host/%2Fetc/motd;type=a'
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "devel"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is the whole command, with its streams as arguments so tests can
+// drive it in-process. It returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code := exitOK
+	app := newApp(stdin, stdout, stderr, &code)
+	if err := app.RunContext(ctx, args); err != nil {
+		fmt.Fprintf(stderr, "fetch: %v\n", err)
+		if ec, ok := err.(cli.ExitCoder); ok {
+			return ec.ExitCode()
+		}
+		return exitUsage
+	}
+	return code
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
+	// -v is --verbose here, as in curl; --version has no short form.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	app := &cli.App{
+		Name:      "fetch",
+		Usage:     "dereference URLs of every RFC 1738 scheme",
+		UsageText: "fetch [options] URL...\n   fetch parse [--json] URL\n   fetch resolve BASE REF...\n   fetch extract [--json] [FILE]",
+		Version:   version,
+		Description: strings.TrimSpace(`
+fetch runs the retrieval algorithm RFC 1738 gives for each URL's scheme over
+the real protocol and writes what the URL designates. A document goes to
+standard output, or to a file with -o or -O; a listing (a directory, a gopher
+menu, a news group) prints as columns, or as one JSON object per entry with
+--json.
+
+Examples, one per scheme:
+   fetch file:///etc/motd
+   fetch http://example.org/index.html                       (coming)
+   fetch 'ftp://ftp.example.org/pub/%2Fetc/motd;type=a'      (coming)
+   fetch gopher://gopher.example.org/1/                      (coming)
+   fetch 'gopher://gopher.example.org/7/search%09words'      (coming)
+   fetch --news-server news.example.org news:comp.lang.go    (coming)
+   fetch nntp://news.example.org/comp.lang.go/42             (coming)
+   fetch 'wais://wais.example.org/db?words'                  (coming)
+   echo hello | fetch mailto:someone@example.org             (coming)
+   fetch telnet://bbs.example.org                            (coming)
+   fetch parse 'ftp://joe@host/%2Fetc/motd;type=a'
+   fetch resolve http://a/b/c/d ../g
+   fetch extract < message.txt
+` + "\n" + exitCodesHelp()),
+		Flags:                  fetchFlags(),
+		HideHelpCommand:        true,
+		UseShortOptionHandling: true,
+		Reader:                 stdin,
+		Writer:                 stdout,
+		ErrWriter:              stderr,
+		ExitErrHandler:         func(*cli.Context, error) {},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.Exit("no URL given; see fetch --help", exitUsage)
+			}
+			opts, err := optionsFrom(c)
+			if err != nil {
+				return err
+			}
+			*code = fetchAll(c.Context, opts, c.Args().Slice(), stdin, stdout, stderr)
+			return nil
+		},
+		Commands: []*cli.Command{parseCommand(stdout), resolveCommand(stdout), extractCommand(stdin, stdout)},
+	}
+	return app
+}
+
+func exitCodesHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:\n")
+	for _, e := range exitTable {
+		fmt.Fprintf(&b, "   %3d  %s\n", e.code, e.text)
+	}
+	b.WriteString("   With several URLs, the highest code of them all.")
+	return b.String()
+}
+
+func fetchFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the document to `FILE` (written under a temporary name and renamed when complete)"},
+		&cli.BoolFlag{Name: "remote-name", Aliases: []string{"O"}, Usage: "write each document to a file named after its URL, in the current directory or --dir"},
+		&cli.StringFlag{Name: "dir", Usage: "with -O, write the files into `DIR`"},
+		&cli.BoolFlag{Name: "json", Usage: "print listings as one JSON object per entry, and a document's metadata instead of its bytes (unless -o/-O)"},
+		&cli.BoolFlag{Name: "urls", Usage: "print each listing entry's URL as a last column"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the protocol conversation to standard error (passwords masked)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
+		&cli.DurationFlag{Name: "timeout", Usage: "give up on a URL after `DURATION` in all (0: never)"},
+		&cli.DurationFlag{Name: "connect-timeout", Value: 30e9, Usage: "give up connecting after `DURATION`"},
+		&cli.DurationFlag{Name: "idle-timeout", Value: 60e9, Usage: "give up when the server sends nothing for `DURATION`"},
+		&cli.StringFlag{Name: "netrc-file", Usage: "read passwords from `FILE` instead of $NETRC or ~/.netrc (\"-\" for none)"},
+		&cli.IntSliceFlag{Name: "allow-port", Usage: "allow `PORT` even though it belongs to another protocol (RFC 1738 section 6); repeatable"},
+	}
+}

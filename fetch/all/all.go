@@ -1,0 +1,30 @@
+// Package all wires every built-in driver into a fetch.Client, for the
+// fetch command and for programs that want every scheme at once:
+//
+//	c := all.NewClient()
+//	defer c.Close()
+//	resp, err := c.Fetch(ctx, "file:///etc/motd")
+package all
+
+import (
+	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/file"
+	"github.com/urlfetch/urlfetch/fetch/http"
+)
+
+// NewClient returns a Client with every built-in driver registered with
+// its default settings. Set the Client's fields before the first Fetch;
+// reach a driver's own settings through Client.Driver.
+func NewClient() *fetch.Client {
+	c := &fetch.Client{}
+	Register(c)
+	return c
+}
+
+// Register registers every built-in driver with c.
+func Register(c *fetch.Client) {
+	c.Register("file", &file.Driver{})
+	h := &http.Driver{}
+	c.Register("http", h)
+	c.Register("https", h)
+}

@@ -1,0 +1,106 @@
+//go:build unix
+
+package file_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/urlfetch/urlfetch/fetch"
+)
+
+// mkfifo makes a FIFO in a temporary directory.
+func mkfifo(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return p
+}
+
+// fifoStall returns the conformance suite's Stall: a FIFO whose writer
+// is held open and never writes, so a read of it blocks.
+func fifoStall() func(t testing.TB) string {
+	return func(t testing.TB) string {
+		p := mkfifo(t)
+		// O_RDWR opens a FIFO without waiting for a reader (Linux).
+		w, err := os.OpenFile(p, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		return fileURL(p)
+	}
+}
+
+func TestFIFO(t *testing.T) {
+	p := mkfifo(t)
+	w, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	resp, err := newClient().Fetch(ctx, fileURL(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.Kind != fetch.Document || resp.Length != -1 || resp.Type != "application/octet-stream" {
+		t.Errorf("Fetch(%q) = %v %q length %d, want a document of unknown length, application/octet-stream", fileURL(p), resp.Kind, resp.Type, resp.Length)
+	}
+	if _, err := w.Write([]byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	if n, err := resp.Body.Read(buf); n != 3 || err != nil {
+		t.Fatalf("Body.Read = %d, %v; want 3, nil", n, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := resp.Body.Read(buf)
+		done <- err
+	}()
+	cancel()
+	limit := time.NewTimer(time.Second)
+	defer limit.Stop()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("blocked Body.Read after cancel() = %v, want context.Canceled", err)
+		}
+	case <-limit.C:
+		t.Fatal("blocked Body.Read still running 1s after cancel()")
+	}
+}
+
+// TestFIFONoWriter: the open does not wait for a writer, and with none
+// the FIFO reads as empty.
+func TestFIFONoWriter(t *testing.T) {
+	u := fileURL(mkfifo(t))
+	done := make(chan error, 1)
+	go func() {
+		body, err := readAll(newClient(), u)
+		if err == nil && body != "" {
+			err = errors.New("body " + body)
+		}
+		done <- err
+	}()
+	limit := time.NewTimer(time.Second)
+	defer limit.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Fetch(%q) of a FIFO with no writer: %v, want an empty body", u, err)
+		}
+	case <-limit.C:
+		t.Fatalf("Fetch(%q) of a FIFO with no writer still running after 1s", u)
+	}
+}

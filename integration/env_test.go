@@ -1,0 +1,189 @@
+//go:build integration
+
+// Package integration tests the drivers and the fetch command against
+// real servers: nginx, vsftpd, pygopherd, gophernicus, INN, postfix,
+// telnetd, yaz-ztest and zebrasrv, started on loopback by
+// integration/servers/servers (or docker compose). With the build tag, a
+// server that does not answer is a failure, never a skip.
+package integration
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/all"
+)
+
+// serversFile is where the harness writes the servers' addresses.
+func serversFile() string {
+	if p := os.Getenv("URLFETCH_SERVERS"); p != "" {
+		return p
+	}
+	run := os.Getenv("URLFETCH_RUN")
+	if run == "" {
+		run = "/tmp/urlfetch-servers"
+	}
+	return filepath.Join(run, "servers.env")
+}
+
+var (
+	envOnce sync.Once
+	envMap  map[string]string
+	envErr  error
+)
+
+// env returns the value of key from the servers file, failing the test
+// when the file or the key is missing: the servers must be running.
+func env(t testing.TB, key string) string {
+	t.Helper()
+	envOnce.Do(func() {
+		f, err := os.Open(serversFile())
+		if err != nil {
+			envErr = err
+			return
+		}
+		defer f.Close()
+		envMap = map[string]string{}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if k, v, ok := strings.Cut(line, "="); ok {
+				envMap[k] = v
+			}
+		}
+		envErr = sc.Err()
+	})
+	if envErr != nil {
+		t.Fatalf("reading %s (start the servers: integration/servers/servers start): %v", serversFile(), envErr)
+	}
+	v, ok := envMap[key]
+	if !ok {
+		t.Fatalf("%s has no %s: is the harness up to date?", serversFile(), key)
+	}
+	return v
+}
+
+// addr returns the address of a server and checks that it answers.
+func addr(t testing.TB, key string) string {
+	t.Helper()
+	a := env(t, key)
+	c, err := net.DialTimeout("tcp", a, 5*time.Second)
+	if err != nil {
+		t.Fatalf("server %s at %s does not answer: %v (integration/servers/servers status)", key, a, err)
+	}
+	c.Close()
+	return a
+}
+
+// client returns a Client with every driver, tracing into the test log.
+func client(t testing.TB) *fetch.Client {
+	c := all.NewClient()
+	c.NetrcFile = "-"
+	c.ConnectTimeout = 10 * time.Second
+	c.IdleTimeout = 30 * time.Second
+	c.Trace = func(dir fetch.Direction, line string) {
+		if len(line) > 200 {
+			line = line[:200] + "..."
+		}
+		t.Logf("%c %s", dir, line)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// get fetches rawURL and returns the whole body.
+func get(t testing.TB, c *fetch.Client, rawURL string) (*fetch.Response, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	resp, err := c.Fetch(ctx, rawURL)
+	if err != nil {
+		t.Fatalf("Fetch(%q): %v", rawURL, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("Fetch(%q): reading the body: %v", rawURL, err)
+	}
+	if err := resp.Body.Close(); err != nil {
+		t.Fatalf("Fetch(%q): closing the body: %v", rawURL, err)
+	}
+	return resp, b
+}
+
+// sha256Of streams a body into SHA-256 and returns the hex digest and
+// the byte count.
+func sha256Of(r io.Reader) (string, int64, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}
+
+// fetchBin is the fetch command, built once for the tests that run it as
+// a user does.
+var fetchBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fetch-integration-")
+	if err != nil {
+		panic(err)
+	}
+	fetchBin = filepath.Join(dir, "fetch")
+	build := exec.Command("go", "build", "-o", fetchBin, "../cmd/fetch")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building fetch:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cmdResult is what a run of the fetch command did.
+type cmdResult struct {
+	stdout, stderr string
+	code           int
+	maxRSS         int64 // peak resident set size of the process, bytes
+}
+
+// runFetch runs the fetch command in dir with args.
+func runFetch(t testing.TB, dir string, args ...string) cmdResult {
+	t.Helper()
+	cmd := exec.Command(fetchBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NETRC=/nonexistent")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := cmdResult{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running fetch %q: %v", args, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss * 1024 // Linux reports kilobytes
+	}
+	return r
+}
