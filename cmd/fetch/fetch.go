@@ -61,6 +61,9 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		}
 	}
 	cl.Prompt = terminalPrompt(c.App.ErrWriter)
+	if err := configureDrivers(c, cl); err != nil {
+		return nil, err
+	}
 	o.client = cl
 	return o, nil
 }

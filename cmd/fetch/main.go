@@ -74,7 +74,7 @@ Examples, one per scheme:
    fetch resolve http://a/b/c/d ../g
    fetch extract < message.txt
 ` + "\n" + exitCodesHelp()),
-		Flags:                  fetchFlags(),
+		Flags:                  append(fetchFlags(), driverFlags()...),
 		HideHelpCommand:        true,
 		UseShortOptionHandling: true,
 		Reader:                 stdin,
