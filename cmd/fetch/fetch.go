@@ -143,7 +143,7 @@ func fetchOne(ctx context.Context, o *options, raw string, stdin io.Reader, stdo
 			return writeMetaJSON(stdout, resp)
 		}
 		err := withOutput(o, resp, stdout, func(w io.Writer) error {
-			_, err := io.Copy(w, resp.Body)
+			_, err := io.CopyBuffer(onlyWriter{w}, resp.Body, make([]byte, copyBufferSize))
 			return err
 		})
 		if err == nil && o.json {
@@ -171,6 +171,18 @@ func withOutput(o *options, resp *fetch.Response, stdout io.Writer, write func(i
 	}
 	if path == "" || path == "-" {
 		if err := write(stdout); err != nil {
+			return bodyError(resp, err)
+		}
+		return bodyError(resp, resp.Body.Close())
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		// A device or FIFO (-o /dev/null): nothing to rename into place.
+		dev, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer dev.Close()
+		if err := write(dev); err != nil {
 			return bodyError(resp, err)
 		}
 		return bodyError(resp, resp.Body.Close())
@@ -279,3 +291,12 @@ func errorLine(err error) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\r", "")), " ")
 }
+
+// copyBufferSize is the one buffer a transfer uses: large enough that a
+// fast loopback transfer costs few system calls, small enough that memory
+// stays flat.
+const copyBufferSize = 256 << 10
+
+// onlyWriter hides a writer's ReadFrom, so io.CopyBuffer uses our buffer
+// rather than *os.File's generic 32 KiB fallback.
+type onlyWriter struct{ io.Writer }

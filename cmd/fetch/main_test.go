@@ -311,3 +311,12 @@ func TestOutputName(t *testing.T) {
 		}
 	}
 }
+
+func TestOutputToDevice(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x")
+	os.WriteFile(p, []byte("data"), 0o644)
+	if r := fetchCmd(t, dir, "", "-o", "/dev/null", fileURL(p)); r.code != 0 {
+		t.Errorf("fetch -o /dev/null: exit %d %q", r.code, r.stderr)
+	}
+}

@@ -117,7 +117,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 		}
 		loc := redirectTarget(resp)
 		if loc == "" {
-			return d.response(req, u, resp)
+			return d.response(ctx, req, u, resp)
 		}
 		resp.Body.Close()
 		if hops >= max {
@@ -247,7 +247,7 @@ func (d *Driver) usesProxy(hr *http.Request) bool {
 }
 
 // response turns a final reply into a fetch.Response or an error.
-func (d *Driver) response(req *fetch.Request, u *uri.URL, resp *http.Response) (*fetch.Response, error) {
+func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, resp *http.Response) (*fetch.Response, error) {
 	switch code := resp.StatusCode; {
 	case code == http.StatusOK, code == http.StatusPartialContent:
 	case code == http.StatusRequestedRangeNotSatisfiable && req.Offset > 0:
@@ -269,7 +269,7 @@ func (d *Driver) response(req *fetch.Request, u *uri.URL, resp *http.Response) (
 		Kind:   fetch.Document,
 		Length: resp.ContentLength,
 		Meta:   fetch.Meta(resp.Header),
-		Body:   resp.Body,
+		Body:   &body{ReadCloser: resp.Body, ctx: ctx},
 	}
 	if resp.StatusCode == http.StatusPartialContent {
 		r.Offset = req.Offset
@@ -287,4 +287,18 @@ func (d *Driver) response(req *fetch.Request, u *uri.URL, resp *http.Response) (
 		}
 	}
 	return r, nil
+}
+
+// body ends reads once the fetch's context is done, even of bytes that
+// net/http had already buffered.
+type body struct {
+	io.ReadCloser
+	ctx context.Context
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return b.ReadCloser.Read(p)
 }
