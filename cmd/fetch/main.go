@@ -61,7 +61,7 @@ menu, a news group) prints as columns, or as one JSON object per entry with
 
 Examples, one per scheme:
    fetch file:///etc/motd
-   fetch http://example.org/index.html                       (coming)
+   fetch -O https://example.org/dist/big.tar.gz
    fetch 'ftp://ftp.example.org/pub/%2Fetc/motd;type=a'      (coming)
    fetch gopher://gopher.example.org/1/                      (coming)
    fetch 'gopher://gopher.example.org/7/search%09words'      (coming)
