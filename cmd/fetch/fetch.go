@@ -132,6 +132,8 @@ func fetchOne(ctx context.Context, o *options, raw string, stdin io.Reader, stdo
 			}
 			return writeEntries(w, stderr, resp, o.urls)
 		})
+	case fetch.Session:
+		return runSession(ctx, resp, stdin, stdout)
 	case fetch.Sent:
 		if !o.quiet {
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
