@@ -89,3 +89,24 @@ func TestRequestPassword(t *testing.T) {
 		t.Errorf("missing explicit netrc: %v", err)
 	}
 }
+
+// FuzzParseNetrc: a netrc file is read from the user's disk but may come
+// from anywhere; parsing it never panics, and every entry it yields has
+// the values the tokens gave.
+func FuzzParseNetrc(f *testing.F) {
+	f.Add(sampleNetrc)
+	f.Add("machine h login u password p\n")
+	f.Add("default\nmacdef x\nline\n\nmachine \"q\\\"x\" login a")
+	f.Add("machine")
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseNetrc(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, m := range n.Machines {
+			if e, ok := n.Lookup(m.Machine, m.Login); !ok || !strings.EqualFold(e.Machine, m.Machine) {
+				t.Fatalf("Lookup(%q, %q) = %+v, %v after parsing %q", m.Machine, m.Login, e, ok, s)
+			}
+		}
+	})
+}

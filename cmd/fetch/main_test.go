@@ -320,3 +320,31 @@ func TestOutputToDevice(t *testing.T) {
 		t.Errorf("fetch -o /dev/null: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// -O never writes through a symbolic link planted in the target
+// directory: the link is replaced, its target left alone.
+func TestRemoteNameReplacesPlantedSymlink(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.Mkdir(src, 0o755)
+	p := filepath.Join(src, "victim.txt")
+	os.WriteFile(p, []byte("fetched"), 0o644)
+	outside := filepath.Join(dir, "outside.txt")
+	os.WriteFile(outside, []byte("precious"), 0o644)
+	target := filepath.Join(dir, "target")
+	os.Mkdir(target, 0o755)
+	if err := os.Symlink(outside, filepath.Join(target, "victim.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r := fetchCmd(t, dir, "", "-O", "--dir", target, fileURL(p))
+	if r.code != 0 {
+		t.Fatalf("fetch -O: exit %d %q", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "precious" {
+		t.Errorf("the symlink's target was overwritten: %q", b)
+	}
+	fi, err := os.Lstat(filepath.Join(target, "victim.txt"))
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("target/victim.txt is %v, %v; want a regular file", fi, err)
+	}
+}
