@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -162,7 +161,7 @@ func TestMain(m *testing.M) {
 type cmdResult struct {
 	stdout, stderr string
 	code           int
-	maxRSS         int64 // peak resident set size of the process, bytes
+	maxRSS         int64 // peak resident set size of the process, bytes (VmHWM)
 }
 
 // runFetch runs the fetch command in dir with args.
@@ -170,7 +169,8 @@ func runFetch(t testing.TB, dir string, args ...string) cmdResult {
 	t.Helper()
 	cmd := exec.Command(fetchBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NETRC=/nonexistent")
+	peakFile := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Env = append(os.Environ(), "NETRC=/nonexistent", "URLFETCH_PEAK_RSS_FILE="+peakFile)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -182,8 +182,13 @@ func runFetch(t testing.TB, dir string, args ...string) cmdResult {
 	case err != nil:
 		t.Fatalf("running fetch %q: %v", args, err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss * 1024 // Linux reports kilobytes
+	// The process's own VmHWM: wait4's rusage may carry this test
+	// process's high-water mark across the exec.
+	if b, err := os.ReadFile(peakFile); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(string(b), "%d kB", &kb); err == nil {
+			r.maxRSS = kb * 1024
+		}
 	}
 	return r
 }

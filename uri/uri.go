@@ -386,14 +386,10 @@ func (u *URL) checkScheme(s string, base int) error {
 		if u.Authority {
 			return nil
 		}
-		if at := strings.IndexByte(u.Path, '@'); at >= 0 {
-			host := u.Path[at+1:]
-			if host == "" {
-				return fail(base+at+1, "news article without a host after \"@\"")
-			}
-			if off, reason := checkHost(host); off >= 0 {
-				return fail(base+at+1+off, reason)
-			}
+		// The part after "@" is taken as RFC 5536 writes message-ids
+		// (x@[127.0.0.1] and x@a/b occur), not checked as a host name.
+		if at := strings.IndexByte(u.Path, '@'); at >= 0 && at == len(u.Path)-1 {
+			return fail(base+at+1, "news article without a host after \"@\"")
 		}
 	}
 	return nil

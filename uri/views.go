@@ -404,6 +404,9 @@ func (n *News) All() bool { return n.Group == "*" }
 func (n *News) String() string {
 	if n.MessageID != "" {
 		at := strings.LastIndexByte(n.MessageID, '@')
+		if at < 0 {
+			return "news:" + Escape(n.MessageID, ComponentMessageID)
+		}
 		return "news:" + Escape(n.MessageID[:at], ComponentMessageID) + "@" + Escape(n.MessageID[at+1:], ComponentMessageID)
 	}
 	if n.Group == "*" {

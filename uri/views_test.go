@@ -425,3 +425,10 @@ func TestEqual(t *testing.T) {
 		}
 	}
 }
+
+// Issue 7: a News built with a message-id lacking "@" must not panic.
+func TestNewsStringWithoutAt(t *testing.T) {
+	if got := (&News{MessageID: "odd id"}).String(); got != "news:odd%20id" {
+		t.Errorf("News{MessageID: %q}.String() = %q", "odd id", got)
+	}
+}

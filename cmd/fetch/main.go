@@ -25,8 +25,10 @@ var version = "devel"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	writePeakRSS()
+	os.Exit(code)
 }
 
 // run is the whole command, with its streams as arguments so tests can
@@ -62,7 +64,7 @@ menu, a news group) prints as columns, or as one JSON object per entry with
 Examples, one per scheme:
    fetch file:///etc/motd
    fetch -O https://example.org/dist/big.tar.gz
-   fetch 'ftp://ftp.example.org/pub/%2Fetc/motd;type=a'      (coming)
+   fetch 'ftp://ftp.example.org/pub/%2Fetc/motd;type=a'
    fetch gopher://gopher.example.org/1/                      (coming)
    fetch 'gopher://gopher.example.org/7/search%09words'      (coming)
    fetch --news-server news.example.org news:comp.lang.go    (coming)

@@ -10,6 +10,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/file"
 	"github.com/urlfetch/urlfetch/fetch/http"
+	"github.com/urlfetch/urlfetch/fetch/nntp"
 )
 
 // NewClient returns a Client with every built-in driver registered with
@@ -27,4 +28,7 @@ func Register(c *fetch.Client) {
 	h := &http.Driver{}
 	c.Register("http", h)
 	c.Register("https", h)
+	n := &nntp.Driver{}
+	c.Register("news", n)
+	c.Register("nntp", n)
 }

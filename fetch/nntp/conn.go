@@ -1,0 +1,449 @@
+package nntp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urlfetch/urlfetch/fetch"
+)
+
+const (
+	// maxReply bounds a reply's status line; RFC 3977 section 3.1 allows
+	// 512 bytes.
+	maxReply = 16 << 10
+	// maxLine bounds a line of a multi-line block the driver parses
+	// (capabilities, overview): a longer one is cut there.
+	maxLine = 64 << 10
+	// maxCaps bounds the capabilities kept from one list.
+	maxCaps = 256
+	// maxIdle is how many idle connections the Driver keeps per server
+	// and user.
+	maxIdle = 2
+	// quitTimeout bounds the wait for the reply to QUIT.
+	quitTimeout = 2 * time.Second
+)
+
+// conn is one connection to a news server, ready for commands: greeted,
+// its capabilities known, in reader mode.
+type conn struct {
+	nc  *fetch.Conn
+	br  *bufio.Reader
+	r   *textproto.Reader
+	w   *textproto.Writer
+	key poolKey
+	lr  *bufio.Reader // the lines of multi-line blocks, made once
+
+	caps   map[string][]string // nil when the server knows no CAPABILITIES
+	over   string              // the overview command that works: OVER or XOVER
+	tried  bool                // the other overview command was tried
+	authed bool
+
+	reused bool // taken from the idle connections
+	cmds   int  // commands sent since it was taken or made
+	stale  bool // its first command after reuse found it closed
+	broken bool // out of step with the server: never reuse it
+}
+
+// get returns an idle connection for t, bound to ctx, or a new one.
+func (d *Driver) get(ctx context.Context, req *fetch.Request, t *target) (*conn, error) {
+	if c := d.take(t.key); c != nil {
+		c.nc.Bind(ctx)
+		req.Tracef(fetch.Note, "reusing the connection to %s", t.addr)
+		return c, nil
+	}
+	var nc *fetch.Conn
+	var err error
+	if t.scheme == "news" {
+		nc, err = req.DialAddr(ctx, t.addr) // the configured server
+	} else {
+		nc, err = req.Dial(ctx) // the URL's host and port
+	}
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(nc, maxReply)
+	c := &conn{
+		nc:  nc,
+		br:  br,
+		r:   textproto.NewReader(br),
+		w:   textproto.NewWriter(bufio.NewWriter(nc)),
+		key: t.key,
+	}
+	if err := c.hello(ctx, req, t); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// take removes an idle connection for key from the pool, or returns nil.
+func (d *Driver) take(key poolKey) *conn {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cs := d.idle[key]
+	if len(cs) == 0 {
+		return nil
+	}
+	c := cs[len(cs)-1]
+	cs[len(cs)-1] = nil
+	d.idle[key] = cs[:len(cs)-1]
+	c.reused, c.cmds, c.stale = true, 0, false
+	return c
+}
+
+// put keeps c for a later fetch, or ends it: when it is out of step with
+// the server, or when enough connections to its server are idle.
+func (d *Driver) put(c *conn) {
+	if c.broken {
+		c.nc.Close()
+		return
+	}
+	c.nc.Bind(context.Background())
+	d.mu.Lock()
+	if len(d.idle[c.key]) < maxIdle {
+		if d.idle == nil {
+			d.idle = make(map[poolKey][]*conn)
+		}
+		d.idle[c.key] = append(d.idle[c.key], c)
+		d.mu.Unlock()
+		return
+	}
+	d.mu.Unlock()
+	c.quit()
+}
+
+// quit ends the session with QUIT (RFC 3977 section 5.4) and closes the
+// connection.
+func (c *conn) quit() {
+	c.nc.SetIdleTimeout(quitTimeout)
+	if c.w.PrintfLine("QUIT") == nil {
+		c.br.ReadSlice('\n') // 205, or nothing: the connection ends either way
+	}
+	c.nc.Close()
+}
+
+// hello reads the greeting, learns the capabilities and switches to
+// reader mode where the server needs it.
+func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
+	code, msg, err := c.readReply(req, "greeting")
+	if err != nil {
+		return err
+	}
+	switch code {
+	case StatusPostingAllowed, StatusPostingProhibited:
+	case StatusUnavailable:
+		return fetch.Errorf(fetch.ErrConnect, "nntp: %s is not available: %w", t.addr, &ReplyError{code, msg})
+	case StatusPermissionDenied:
+		return fetch.Errorf(fetch.ErrAuth, "nntp: %s refuses this client: %w", t.addr, &ReplyError{code, msg})
+	default:
+		return fetch.Errorf(fetch.ErrProtocol, "nntp: %s greets with an unexpected reply: %w", t.addr, &ReplyError{code, msg})
+	}
+	if err := c.capabilities(req); err != nil {
+		return err
+	}
+	// RFC 3977 section 5.3: a mode-switching server lists MODE-READER
+	// and not yet READER. A server without CAPABILITIES may be one of
+	// RFC 2980's, which want MODE READER; others answer 500.
+	if c.caps == nil || (c.has("MODE-READER") && !c.has("READER")) {
+		code, msg, err := c.cmd(ctx, req, t, "MODE READER")
+		if err != nil {
+			return err
+		}
+		switch code {
+		case StatusPostingAllowed, StatusPostingProhibited:
+			if c.caps != nil {
+				if err := c.capabilities(req); err != nil {
+					return err
+				}
+			}
+		case StatusPermissionDenied, StatusUnavailable:
+			return commandError("MODE READER", code, msg)
+		}
+	}
+	c.over = "OVER"
+	if !c.has("OVER") {
+		c.over = "XOVER" // RFC 2980 section 2.8
+	}
+	return nil
+}
+
+// capabilities asks for the capability list (RFC 3977 section 5.2).
+func (c *conn) capabilities(req *fetch.Request) error {
+	code, _, err := c.send(req, "CAPABILITIES")
+	if err != nil {
+		return err
+	}
+	if code != StatusCapabilities {
+		c.caps = nil
+		return nil
+	}
+	caps := make(map[string][]string)
+	err = c.dotLines("capability list", func(line []byte) {
+		req.Trace(fetch.In, string(line))
+		if f := strings.Fields(string(line)); len(f) > 0 && len(caps) < maxCaps {
+			caps[strings.ToUpper(f[0])] = f[1:]
+		}
+	})
+	if err != nil {
+		return err
+	}
+	c.caps = caps
+	return nil
+}
+
+// has reports whether the server lists the capability.
+func (c *conn) has(capability string) bool {
+	_, ok := c.caps[capability]
+	return ok
+}
+
+// cmd sends one command and reads the status line of its reply. When the
+// server asks for authentication (480), it authenticates and sends the
+// command again.
+func (c *conn) cmd(ctx context.Context, req *fetch.Request, t *target, line string) (int, string, error) {
+	code, msg, err := c.send(req, line)
+	if err != nil || code != StatusAuthRequired || c.authed {
+		return code, msg, err
+	}
+	if err := c.auth(ctx, req, t, msg); err != nil {
+		return 0, "", err
+	}
+	return c.send(req, line)
+}
+
+// send writes one command line and reads the status line of the reply.
+func (c *conn) send(req *fetch.Request, line string) (int, string, error) {
+	c.cmds++
+	req.Trace(fetch.Out, line) // masks the argument of AUTHINFO PASS
+	name := line
+	if strings.HasPrefix(line, "AUTHINFO PASS") {
+		name = "AUTHINFO PASS"
+	}
+	if err := c.w.PrintfLine("%s", line); err != nil {
+		return 0, "", c.ioError(err, "sending "+name)
+	}
+	return c.readReply(req, "reply to "+name)
+}
+
+// readReply reads a status line: a three-digit code and its text.
+func (c *conn) readReply(req *fetch.Request, what string) (int, string, error) {
+	raw, err := c.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		c.broken = true
+		return 0, "", fetch.Errorf(fetch.ErrProtocol, "nntp: the %s is longer than %d bytes", what, maxReply)
+	}
+	if err != nil {
+		return 0, "", c.ioError(err, "reading the "+what)
+	}
+	line := strings.TrimRight(string(raw), "\r\n")
+	req.Trace(fetch.In, line)
+	code, msg, ok := parseReply(line)
+	if !ok {
+		c.broken = true
+		return 0, "", fetch.Errorf(fetch.ErrProtocol, "nntp: the %s is not an NNTP reply: %q", what, clip(line))
+	}
+	if code == StatusUnavailable && c.reused && c.cmds == 1 {
+		c.stale = true // the server is ending the idle session
+	}
+	return code, msg, nil
+}
+
+// parseReply splits "211 4 1 4 misc.test" into 211 and "4 1 4 misc.test".
+func parseReply(line string) (int, string, bool) {
+	if len(line) < 3 || (len(line) > 3 && line[3] != ' ') || line[0] < '1' || line[0] > '5' {
+		return 0, "", false
+	}
+	code, err := strconv.Atoi(line[:3])
+	if err != nil {
+		return 0, "", false
+	}
+	if len(line) == 3 {
+		return code, "", true
+	}
+	return code, strings.TrimSpace(line[4:]), true
+}
+
+// clip shortens a line from the server for an error message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// ioError marks c out of step and describes a failed read or write. A
+// cancelled context comes back as itself; a connection the server closed
+// is an ErrProtocol, or a stale connection when it was the first command
+// after reuse; other errors (the idle timeout) keep their kind.
+func (c *conn) ioError(err error, what string) error {
+	c.broken = true
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		if c.reused && c.cmds == 1 {
+			c.stale = true
+		}
+		return fetch.Errorf(fetch.ErrProtocol, "nntp: %s: the server closed the connection (%w)", what, err)
+	}
+	return fmt.Errorf("nntp: %s: %w", what, err)
+}
+
+// dotLines reads a multi-line block to its final dot, calling fn with
+// each line but empty ones, without its line end and cut at maxLine
+// bytes. fn must copy what it keeps.
+func (c *conn) dotLines(what string, fn func(line []byte)) error {
+	if c.lr == nil {
+		c.lr = bufio.NewReaderSize(nil, maxLine)
+	}
+	c.lr.Reset(c.r.DotReader())
+	for {
+		line, err := c.lr.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			fn(line)
+			for err == bufio.ErrBufferFull {
+				_, err = c.lr.ReadSlice('\n')
+			}
+		} else if line = bytes.TrimSuffix(line, []byte("\n")); len(line) > 0 {
+			fn(line)
+		}
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return c.ioError(err, "reading the "+what)
+		}
+	}
+}
+
+// auth logs in with AUTHINFO USER and PASS (RFC 4643 section 2.3) after
+// the server answered 480 (why is its text).
+func (c *conn) auth(ctx context.Context, req *fetch.Request, t *target, why string) error {
+	user, pass, err := credentials(ctx, req, t, why)
+	if err != nil {
+		return err
+	}
+	code, msg, err := c.send(req, "AUTHINFO USER "+user)
+	if err != nil {
+		return err
+	}
+	if code == StatusPasswordRequired {
+		if code, msg, err = c.send(req, "AUTHINFO PASS "+pass); err != nil {
+			return err
+		}
+	}
+	re := &ReplyError{Code: code, Msg: msg}
+	switch code {
+	case StatusAuthAccepted:
+		c.authed = true
+		return nil
+	case StatusEncryptionRequired:
+		return fetch.Errorf(fetch.ErrAuth, "nntp: AUTHINFO USER %s: the server wants an encrypted connection first, which this client does not make: %w", user, re)
+	}
+	return fetch.Errorf(fetch.ErrAuth, "nntp: AUTHINFO USER %s: %w", user, re)
+}
+
+// credentials finds the user and password to log in with: those of an
+// nntp URL (with the password from netrc or the prompt when the URL has
+// none), else netrc's login for the server.
+func credentials(ctx context.Context, req *fetch.Request, t *target, why string) (user, pass string, err error) {
+	if t.cred {
+		user, pass = t.user, t.pass
+		if !t.hasPass {
+			if pass, err = req.Password(ctx, t.host, user); err != nil {
+				return "", "", err
+			}
+		}
+	} else {
+		login, pw, ok, err := req.NetrcLogin(t.host, "")
+		if err != nil {
+			return "", "", fetch.Errorf(fetch.ErrAuth, "nntp: reading netrc: %w", err)
+		}
+		if !ok || login == "" {
+			hint := "a login and password for " + t.host + " in ~/.netrc"
+			if t.scheme == "nntp" {
+				hint = "a user in the URL (nntp://USER@" + t.host + "/...) or " + hint
+			}
+			return "", "", fetch.Errorf(fetch.ErrAuth, "nntp: %s asks for authentication (%d %s): give %s",
+				t.addr, StatusAuthRequired, why, hint)
+		}
+		user, pass = login, pw
+		if pass == "" {
+			if pass, err = req.Password(ctx, t.host, user); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	req.AddSecret(pass)
+	if err := fetch.CheckLine("nntp user", user); err != nil {
+		return "", "", err
+	}
+	if err := fetch.CheckLine("nntp password", pass); err != nil {
+		return "", "", err
+	}
+	return user, pass, nil
+}
+
+// group selects t.group (RFC 3977 section 6.1.1) and returns the
+// estimated article count and the low and high article numbers.
+func (c *conn) group(ctx context.Context, req *fetch.Request, t *target) (count, low, high int64, err error) {
+	line := "GROUP " + t.group
+	code, msg, err := c.cmd(ctx, req, t, line)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if code != StatusGroupSelected {
+		return 0, 0, 0, commandError(line, code, msg)
+	}
+	f := strings.Fields(msg)
+	var n [3]int64
+	for i := range n {
+		if i >= len(f) {
+			err = errors.New("missing field")
+			break
+		}
+		if n[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		return 0, 0, 0, fetch.Errorf(fetch.ErrProtocol, "nntp: %s: unreadable reply %q, want \"211 count low high group\"", line, clip(msg))
+	}
+	return n[0], n[1], n[2], nil
+}
+
+// overview sends OVER (or XOVER) for the articles lo to hi and calls fn
+// with each line of the reply. No article in the range is no line.
+func (c *conn) overview(ctx context.Context, req *fetch.Request, t *target, lo, hi int64, fn func([]byte)) error {
+	for {
+		line := fmt.Sprintf("%s %d-%d", c.over, lo, hi)
+		code, msg, err := c.cmd(ctx, req, t, line)
+		if err != nil {
+			return err
+		}
+		switch code {
+		case StatusOverviewFollows:
+			return c.dotLines("overview", fn)
+		case StatusNoArticleNumber, StatusNoCurrentArticle:
+			return nil // RFC 3977 section 8.3.2: no article in the range
+		case StatusUnknownCommand:
+			if !c.tried {
+				// The capability list misled, or there was none.
+				c.tried = true
+				c.over = map[string]string{"OVER": "XOVER", "XOVER": "OVER"}[c.over]
+				continue
+			}
+		}
+		return commandError(line, code, msg)
+	}
+}
