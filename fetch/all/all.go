@@ -10,6 +10,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/file"
 	"github.com/urlfetch/urlfetch/fetch/http"
+	"github.com/urlfetch/urlfetch/fetch/mailto"
 	"github.com/urlfetch/urlfetch/fetch/nntp"
 )
 
@@ -28,6 +29,7 @@ func Register(c *fetch.Client) {
 	h := &http.Driver{}
 	c.Register("http", h)
 	c.Register("https", h)
+	c.Register("mailto", &mailto.Driver{})
 	n := &nntp.Driver{}
 	c.Register("news", n)
 	c.Register("nntp", n)
