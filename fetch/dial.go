@@ -204,6 +204,30 @@ func (c *Conn) mapError(op string, err error) error {
 	return err
 }
 
+// SetDeadline, SetReadDeadline and SetWriteDeadline keep a cancelled
+// connection cancelled: a library that sets its own deadlines (go-smtp,
+// net/textproto users) cannot undo the past deadline cancellation set.
+func (c *Conn) SetDeadline(t time.Time) error {
+	if c.context().Err() != nil {
+		t = aLongTimeAgo
+	}
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	if c.context().Err() != nil {
+		t = aLongTimeAgo
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	if c.context().Err() != nil {
+		t = aLongTimeAgo
+	}
+	return c.Conn.SetWriteDeadline(t)
+}
+
 // Close closes the connection and releases its context watch.
 func (c *Conn) Close() error {
 	c.mu.Lock()

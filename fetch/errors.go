@@ -33,8 +33,9 @@ var (
 	// ErrConnect: the server could not be reached (refused, unreachable,
 	// no such host). A retry may help.
 	ErrConnect = errors.New("fetch: cannot connect")
-	// ErrURL: the URL does not follow the syntax of RFC 1738. The error
-	// also wraps the *uri.Error with the offset of the problem.
+	// ErrURL: the URL does not follow the syntax of RFC 1738, or a part
+	// of it is not what its scheme needs (an addr-spec). The error may
+	// also wrap a *uri.Error with the offset of the problem.
 	ErrURL = errors.New("fetch: invalid URL")
 )
 

@@ -83,7 +83,7 @@ type FTP struct {
 
 // FTP returns the ftp view of u.
 func (u *URL) FTP() (*FTP, error) {
-	if err := u.needScheme("FTP", "ftp"); err != nil {
+	if err := u.needScheme("ftp", "ftp"); err != nil {
 		return nil, err
 	}
 	f := &FTP{Login: u.login()}
@@ -131,7 +131,7 @@ type HTTP struct {
 
 // HTTP returns the http view of u.
 func (u *URL) HTTP() (*HTTP, error) {
-	if err := u.needScheme("HTTP", "http", "https"); err != nil {
+	if err := u.needScheme("http", "http", "https"); err != nil {
 		return nil, err
 	}
 	return &HTTP{
@@ -198,7 +198,7 @@ type Gopher struct {
 // with "+", "!", "$" or "?". With two, the second part is the Gopher+
 // string (section 3.4.3, which requires the search, perhaps empty).
 func (u *URL) Gopher() (*Gopher, error) {
-	if err := u.needScheme("Gopher", "gopher"); err != nil {
+	if err := u.needScheme("gopher", "gopher"); err != nil {
 		return nil, err
 	}
 	g := &Gopher{Host: u.Host, Port: u.Port, Type: '1'}
@@ -301,7 +301,7 @@ type Field struct {
 
 // Mailto returns the mailto view of u.
 func (u *URL) Mailto() (*Mailto, error) {
-	if err := u.needScheme("Mailto", "mailto"); err != nil {
+	if err := u.needScheme("mailto", "mailto"); err != nil {
 		return nil, err
 	}
 	addrs, query, _ := strings.Cut(u.Path, "?")
@@ -330,7 +330,7 @@ func (u *URL) Mailto() (*Mailto, error) {
 		}
 	}
 	if len(m.To) == 0 {
-		return nil, u.viewError("Mailto", "no address")
+		return nil, u.viewError("mailto", "no address")
 	}
 	return m, nil
 }
@@ -377,15 +377,15 @@ type News struct {
 
 // News returns the news view of u.
 func (u *URL) News() (*News, error) {
-	if err := u.needScheme("News", "news"); err != nil {
+	if err := u.needScheme("news", "news"); err != nil {
 		return nil, err
 	}
 	part := u.Path
 	if u.Authority {
-		return nil, u.viewError("News", "news URLs name no host (RFC 1738 section 3.6); use nntp://host/group")
+		return nil, u.viewError("news", "news URLs name no host (RFC 1738 section 3.6); use nntp://host/group")
 	}
 	if part == "" {
-		return nil, u.viewError("News", "no group or message-id")
+		return nil, u.viewError("news", "no group or message-id")
 	}
 	v := mustUnescape(part)
 	if strings.IndexByte(v, '@') >= 0 {
@@ -425,19 +425,19 @@ type NNTP struct {
 
 // NNTP returns the nntp view of u.
 func (u *URL) NNTP() (*NNTP, error) {
-	if err := u.needScheme("NNTP", "nntp"); err != nil {
+	if err := u.needScheme("nntp", "nntp"); err != nil {
 		return nil, err
 	}
 	n := &NNTP{Login: u.login()}
 	group, num, hasNum := strings.Cut(u.URLPath(), "/")
 	if group == "" {
-		return nil, u.viewError("NNTP", "no newsgroup")
+		return nil, u.viewError("nntp", "no newsgroup")
 	}
 	n.Group = mustUnescape(group)
 	if hasNum && num != "" {
 		a, err := strconv.ParseInt(num, 10, 64)
 		if err != nil || a <= 0 || num[0] == '+' {
-			return nil, u.viewError("NNTP", "article number "+strconv.Quote(num)+" is not a positive decimal number")
+			return nil, u.viewError("nntp", "article number "+strconv.Quote(num)+" is not a positive decimal number")
 		}
 		n.Article = a
 	}
@@ -468,11 +468,11 @@ type Telnet struct {
 
 // Telnet returns the telnet view of u (also for rlogin and tn3270 URLs).
 func (u *URL) Telnet() (*Telnet, error) {
-	if err := u.needScheme("Telnet", "telnet", "rlogin", "tn3270"); err != nil {
+	if err := u.needScheme("telnet", "telnet", "rlogin", "tn3270"); err != nil {
 		return nil, err
 	}
 	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery {
-		return nil, u.viewError("Telnet", "a telnet URL has no path (RFC 1738 section 3.8)")
+		return nil, u.viewError("telnet", "a telnet URL has no path (RFC 1738 section 3.8)")
 	}
 	return &Telnet{Scheme: u.Scheme, Login: u.login()}, nil
 }
@@ -500,26 +500,26 @@ type WAIS struct {
 
 // WAIS returns the wais view of u.
 func (u *URL) WAIS() (*WAIS, error) {
-	if err := u.needScheme("WAIS", "wais"); err != nil {
+	if err := u.needScheme("wais", "wais"); err != nil {
 		return nil, err
 	}
 	w := &WAIS{Login: u.login()}
 	parts := strings.SplitN(u.URLPath(), "/", 3)
 	if parts[0] == "" {
-		return nil, u.viewError("WAIS", "no database")
+		return nil, u.viewError("wais", "no database")
 	}
 	w.Database = mustUnescape(parts[0])
 	switch len(parts) {
 	case 2:
 		if parts[1] != "" {
-			return nil, u.viewError("WAIS", "a document URL needs both /wtype/wpath")
+			return nil, u.viewError("wais", "a document URL needs both /wtype/wpath")
 		}
 	case 3:
 		w.WType, w.WPath = mustUnescape(parts[1]), mustUnescape(parts[2])
 	}
 	if u.RawQuery != "" || u.ForceQuery {
 		if len(parts) == 3 {
-			return nil, u.viewError("WAIS", "a document URL has no search")
+			return nil, u.viewError("wais", "a document URL has no search")
 		}
 		w.Search, w.HasSearch = unescapePlus(u.RawQuery), true
 	}
@@ -557,12 +557,12 @@ type File struct {
 // File returns the file view of u. It also accepts the common "file:/path"
 // form without a host.
 func (u *URL) File() (*File, error) {
-	if err := u.needScheme("File", "file"); err != nil {
+	if err := u.needScheme("file", "file"); err != nil {
 		return nil, err
 	}
 	if !u.Authority {
 		if !strings.HasPrefix(u.Path, "/") {
-			return nil, u.viewError("File", "a file URL needs an absolute path")
+			return nil, u.viewError("file", "a file URL needs an absolute path")
 		}
 		return &File{Path: mustUnescape(u.Path)}, nil
 	}
@@ -601,7 +601,7 @@ type Prospero struct {
 
 // Prospero returns the prospero view of u.
 func (u *URL) Prospero() (*Prospero, error) {
-	if err := u.needScheme("Prospero", "prospero"); err != nil {
+	if err := u.needScheme("prospero", "prospero"); err != nil {
 		return nil, err
 	}
 	parts := strings.Split(u.URLPath(), ";")
@@ -609,7 +609,7 @@ func (u *URL) Prospero() (*Prospero, error) {
 	for _, f := range parts[1:] {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return nil, u.viewError("Prospero", "field "+strconv.Quote(f)+` has no "="`)
+			return nil, u.viewError("prospero", "field "+strconv.Quote(f)+` has no "="`)
 		}
 		p.Fields = append(p.Fields, Field{Name: mustUnescape(k), Value: mustUnescape(v)})
 	}
