@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"os"
+
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
+	"golang.org/x/term"
 )
 
 // The gopher driver's options: the words of a type-7 search whose URL
@@ -22,7 +27,35 @@ func init() {
 				return nil
 			}
 			d.Search = c.String("search")
+			if d.Ask == nil {
+				d.Ask = terminalAsk()
+			}
 			return nil
 		},
 	})
+}
+
+// terminalAsk asks a search's words and a +ASK form's questions on the
+// terminal, a password without echo. Without a terminal it is nil, and
+// the driver's errors say to use --search or a filled-in URL.
+func terminalAsk() func(context.Context, gopher.Question) (string, error) {
+	probe, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil
+	}
+	probe.Close()
+	return func(ctx context.Context, q gopher.Question) (string, error) {
+		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if err != nil {
+			return "", err
+		}
+		defer tty.Close()
+		if q.Kind == "AskP" {
+			fmt.Fprintf(tty, "%s: ", q)
+			pw, err := term.ReadPassword(int(tty.Fd()))
+			fmt.Fprintln(tty)
+			return string(pw), err
+		}
+		return gopher.LinePrompter(tty, tty)(ctx, q)
+	}
 }
