@@ -7,7 +7,7 @@ require (
 	github.com/creack/pty v1.1.24 // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
-	github.com/jlaffaye/ftp v0.2.4 // indirect
+	github.com/jlaffaye/ftp v0.2.4
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/urfave/cli/v2 v2.27.7 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect

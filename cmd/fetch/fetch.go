@@ -28,6 +28,17 @@ type options struct {
 	quiet      bool
 	timeout    time.Duration
 	client     *fetch.Client
+	buf        []byte // the copy buffer, one for every URL of the run
+}
+
+// copyBuffer returns the run's copy buffer, made on first use: many small
+// documents in one run (100 files over one FTP connection) then share one
+// buffer rather than each allocating and clearing its own.
+func (o *options) copyBuffer() []byte {
+	if o.buf == nil {
+		o.buf = make([]byte, copyBufferSize)
+	}
+	return o.buf
 }
 
 func optionsFrom(c *cli.Context) (*options, error) {
@@ -145,7 +156,7 @@ func fetchOne(ctx context.Context, o *options, raw string, stdin io.Reader, stdo
 			return writeMetaJSON(stdout, resp)
 		}
 		err := withOutput(o, resp, stdout, func(w io.Writer) error {
-			_, err := io.CopyBuffer(onlyWriter{w}, resp.Body, make([]byte, copyBufferSize))
+			_, err := io.CopyBuffer(onlyWriter{w}, resp.Body, o.copyBuffer())
 			return err
 		})
 		if err == nil && o.json {

@@ -16,7 +16,7 @@ import (
 func init() {
 	driverOptions = append(driverOptions, driverOption{
 		flags: []cli.Flag{
-			&cli.StringFlag{Name: "search", Usage: "search for `WORDS` when a gopher type-7 URL carries no search (gopher://host/7/selector)"},
+			&cli.StringFlag{Name: "search", Usage: "search for `WORDS` when a gopher type-7 URL (gopher://host/7/selector) or a wais database URL (wais://host/db) carries no search"},
 		},
 		configure: func(c *cli.Context, cl *fetch.Client) error {
 			d, ok := cl.Driver("gopher").(*gopher.Driver)

@@ -13,6 +13,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch/http"
 	"github.com/urlfetch/urlfetch/fetch/mailto"
 	"github.com/urlfetch/urlfetch/fetch/nntp"
+	"github.com/urlfetch/urlfetch/fetch/wais"
 )
 
 // NewClient returns a Client with every built-in driver registered with
@@ -35,4 +36,5 @@ func Register(c *fetch.Client) {
 	n := &nntp.Driver{}
 	c.Register("news", n)
 	c.Register("nntp", n)
+	c.Register("wais", &wais.Driver{})
 }

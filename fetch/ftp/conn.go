@@ -1,0 +1,542 @@
+package ftp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jlaffaye/ftp"
+	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/uri"
+)
+
+// poolKey is what a control connection can be reused for: the same
+// server and the same login.
+type poolKey struct {
+	host     string
+	port     int
+	user     string
+	password string
+	ask      bool
+}
+
+// session is one control connection, logged in, with what the driver
+// knows of its state.
+type session struct {
+	d   *Driver
+	key poolKey
+	sc  *ftp.ServerConn
+
+	ctrl     *fetch.Conn
+	dataHost string // where data connections go: the control connection's peer
+
+	// The fetch the session serves now; nil while it is idle.
+	mu  sync.Mutex
+	ctx context.Context
+	req *fetch.Request
+
+	reused   bool
+	entryDir string   // PWD after login; "" if unknown
+	at       []string // CWD arguments run since the entry directory
+	typ      ftp.TransferType
+
+	ask func() (string, error) // the password, asked for when 331 comes
+
+	// What went over the control connection last.
+	inbuf      []byte
+	lastCmd    string // masked
+	lastCode   int
+	lastReply  string // the last complete reply line
+	lastPrelim string // the last preliminary (1xx) reply line
+
+	capture *bytes.Buffer // the raw bytes of a listing's data connection
+
+	// Pipelining: ahead are the commands to send together when
+	// jlaffaye/ftp sends the first of them; sent are those of them on the
+	// wire that it has yet to send itself.
+	ahead   []string
+	sent    []string
+	pret    bool // FEAT offers PRET: jlaffaye/ftp sends it before EPSV
+	usePASV bool // jlaffaye/ftp has gone over to PASV
+	dataOK  bool // a data connection was set up (a 229 or 227 reply)
+
+	timer *time.Timer // closes the session when it has been idle too long
+}
+
+// askPassword stands for the password of a login whose URL has none: the
+// control connection replaces it when it is sent, that is only after the
+// server asked for one with 331.
+const askPassword = "\x00urlfetch: ask for the password\x00"
+
+// session returns a logged-in control connection for f: an idle one, or
+// a new one.
+func (d *Driver) session(ctx context.Context, req *fetch.Request, f *uri.FTP, lg login) (*session, error) {
+	key := poolKey{host: strings.ToLower(f.Host), port: req.URL.PortNumber(), user: lg.user, password: lg.password, ask: lg.ask}
+	if s := d.get(key); s != nil {
+		s.bind(ctx, req)
+		req.Tracef(fetch.Note, "reusing the connection to %s as %s (entry directory %q)", s.ctrl.RemoteAddr(), lg.user, s.entryDir)
+		return s, nil
+	}
+	s := &session{d: d, key: key, dataHost: f.Host}
+	s.bind(ctx, req)
+	opts := []ftp.DialOption{ftp.DialWithDialFunc(s.dial), ftp.DialWithDisabledEPSV(d.DisableEPSV)}
+	sc, err := ftp.Dial(req.URL.Hostport(), opts...)
+	if err != nil {
+		if s.ctrl == nil {
+			return nil, err // the dial path's own error: ErrConnect, ErrUnsafe, ...
+		}
+		s.close()
+		return nil, s.fail("connect", err)
+	}
+	s.sc = sc
+	password := lg.password
+	if lg.ask {
+		password = askPassword
+		host, user := f.Host, lg.user
+		s.ask = func() (string, error) {
+			s.mu.Lock()
+			ctx, req := s.ctx, s.req
+			s.mu.Unlock()
+			return req.Password(ctx, host, user)
+		}
+	}
+	if err := sc.Login(lg.user, password); err != nil {
+		s.close()
+		return nil, s.loginError(lg.user, err)
+	}
+	s.ask = nil
+	// The entry directory, to come back to when the connection is reused
+	// for a URL in other directories.
+	if dir, err := sc.CurrentDir(); err == nil {
+		s.entryDir = dir
+	} else if !refused(err) {
+		s.close()
+		return nil, s.fail("PWD", err)
+	}
+	// Login switched to TYPE I; forget it so that the first transfer sends
+	// its TYPE after the CWDs, as RFC 1738 orders them.
+	s.typ = ""
+	return s, nil
+}
+
+// loginError classifies a failed login: a refusal is ErrAuth.
+func (s *session) loginError(user string, err error) error {
+	if kind := fetch.KindOf(err); kind != nil {
+		return err // the prompt's ErrAuth, a timeout, a cancellation
+	}
+	var te *textproto.Error
+	code, msg := s.lastCode, s.lastMsg()
+	if errors.As(err, &te) {
+		code, msg = te.Code, te.Msg
+	} else if brokenConn(err) || code == 0 {
+		return s.fail("login", err)
+	}
+	re := &ReplyError{Command: s.lastCmd, Code: code, Msg: msg}
+	if code == StatusNotAvailable {
+		return fetch.Errorf(fetch.ErrConnect, "ftp: login as %s: %w", user, re)
+	}
+	return fetch.Errorf(fetch.ErrAuth, "ftp: login as %s: %w", user, re)
+}
+
+// lastMsg is the text of the last reply line, without its code.
+func (s *session) lastMsg() string {
+	if len(s.lastReply) > 4 {
+		return s.lastReply[4:]
+	}
+	return s.lastReply
+}
+
+// bind makes the session serve the fetch of req under ctx.
+func (s *session) bind(ctx context.Context, req *fetch.Request) {
+	s.mu.Lock()
+	s.ctx, s.req = ctx, req
+	s.mu.Unlock()
+	if s.ctrl != nil {
+		s.ctrl.Bind(ctx)
+	}
+}
+
+// unbind leaves the session idle: it keeps no request and no context.
+func (s *session) unbind() {
+	s.mu.Lock()
+	s.ctx, s.req = nil, nil
+	s.mu.Unlock()
+	if s.ctrl != nil {
+		s.ctrl.Bind(context.Background())
+	}
+}
+
+func (s *session) current() (context.Context, *fetch.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ctx, s.req
+}
+
+// dial is jlaffaye/ftp's dial function: the control connection goes
+// through the request's dial path (with the URL's port policy), every
+// data connection through DialAddr to the control connection's peer and
+// the port that EPSV or PASV gave (whatever address PASV names).
+func (s *session) dial(network, addr string) (net.Conn, error) {
+	ctx, req := s.current()
+	if req == nil {
+		return nil, errors.New("ftp: dial on an idle connection")
+	}
+	if s.ctrl == nil {
+		c, err := req.Dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.ctrl = c
+		if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+			s.dataHost = ta.IP.String()
+		}
+		return &lineConn{Conn: c, s: s}, nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("ftp: bad data address %q: %w", addr, err)
+	}
+	c, err := req.DialAddr(ctx, net.JoinHostPort(s.dataHost, port))
+	if err != nil {
+		if len(s.sent) > 0 && strings.HasPrefix(s.sent[len(s.sent)-1], "RETR ") {
+			// RETR went out with EPSV, and the server may have answered
+			// it (550) and closed the port before this dial: let
+			// jlaffaye/ftp read that reply, and the dial's error come
+			// from the data connection should there be none.
+			return failedConn{err}, nil
+		}
+		return nil, err
+	}
+	if s.capture != nil {
+		return &captureConn{Conn: c, buf: s.capture}, nil
+	}
+	return c, nil
+}
+
+// chdir brings the session to the directory the CWD arguments cwds lead
+// to from the entry directory. When the session is there already (the
+// last URL had the same directories) it sends nothing; when it is
+// elsewhere it first returns to the entry directory.
+func (s *session) chdir(cwds []string) error {
+	if slices.Equal(s.at, cwds) {
+		if len(cwds) > 0 {
+			s.note("in the directories of the last URL already: no CWD")
+		}
+		return nil
+	}
+	if len(s.at) > 0 {
+		if s.entryDir == "" {
+			return fmt.Errorf("%w: PWD gave none", errStale)
+		}
+		if err := s.sc.ChangeDir(s.entryDir); err != nil {
+			return fmt.Errorf("%w %q: %v", errStale, s.entryDir, err)
+		}
+		s.at = nil
+	}
+	for _, dir := range cwds {
+		if err := s.sc.ChangeDir(dir); err != nil {
+			return s.fail("CWD "+dir, err)
+		}
+		s.at = append(s.at, dir)
+	}
+	return nil
+}
+
+// setType sends TYPE unless the connection is in that type already.
+func (s *session) setType(t ftp.TransferType) error {
+	if s.typ == t {
+		return nil
+	}
+	if err := s.sc.Type(t); err != nil {
+		return s.fail("TYPE "+string(t), err)
+	}
+	s.typ = t
+	return nil
+}
+
+// fail turns an error of the command cmd into the driver's error: a
+// reply into a *ReplyError of its fetch kind, a broken connection into
+// ErrConnect (a retry may help).
+func (s *session) fail(cmd string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *textproto.Error
+	switch {
+	case errors.As(err, &te):
+		re := &ReplyError{Command: cmd, Code: te.Code, Msg: te.Msg}
+		if kind := replyKind(te.Code); kind != nil {
+			return fetch.Errorf(kind, "ftp: %s: %w", cmd, re)
+		}
+		return fmt.Errorf("ftp: %s: %w", cmd, re)
+	case fetch.KindOf(err) != nil:
+		return fmt.Errorf("ftp: %s: %w", cmd, err)
+	case brokenConn(err):
+		return fetch.Errorf(fetch.ErrConnect, "ftp: %s: the connection broke: %w", cmd, err)
+	}
+	return fmt.Errorf("ftp: %s: %w", cmd, err)
+}
+
+func (s *session) note(format string, args ...any) {
+	if _, req := s.current(); req != nil {
+		req.Tracef(fetch.Note, format, args...)
+	}
+}
+
+// close ends the session: QUIT, without waiting for the reply.
+func (s *session) close() {
+	s.unbind()
+	if s.sc != nil {
+		s.sc.Quit()
+	} else if s.ctrl != nil {
+		s.ctrl.Close()
+	}
+}
+
+// release gives a session back after a fetch: kept for reuse when the
+// fetch ended well or with a plain refusal, closed otherwise.
+func (d *Driver) release(s *session, err error) {
+	var re *ReplyError
+	if len(s.sent) > 0 || err != nil && (!errors.As(err, &re) || re.Code == StatusNotAvailable) {
+		s.close()
+		return
+	}
+	d.put(s)
+}
+
+// get takes an idle session for key from the pool, or returns nil.
+func (d *Driver) get(key poolKey) *session {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	list := d.idle[key]
+	if len(list) == 0 {
+		return nil
+	}
+	s := list[len(list)-1]
+	d.idle[key] = list[:len(list)-1]
+	s.timer.Stop()
+	s.reused = true
+	return s
+}
+
+// put keeps s as an idle session, or closes it when the pool is full or
+// keeps none.
+func (d *Driver) put(s *session) {
+	s.unbind()
+	timeout := d.IdleConnTimeout
+	if timeout == 0 {
+		timeout = DefaultIdleConnTimeout
+	}
+	max := d.MaxIdleConnsPerHost
+	if max <= 0 {
+		max = DefaultMaxIdleConnsPerHost
+	}
+	d.mu.Lock()
+	if timeout < 0 || len(d.idle[s.key]) >= max {
+		d.mu.Unlock()
+		s.close()
+		return
+	}
+	if d.idle == nil {
+		d.idle = make(map[poolKey][]*session)
+	}
+	d.idle[s.key] = append(d.idle[s.key], s)
+	s.timer = time.AfterFunc(timeout, func() { d.expire(s) })
+	d.mu.Unlock()
+}
+
+// expire closes s if it is still idle.
+func (d *Driver) expire(s *session) {
+	d.mu.Lock()
+	list := d.idle[s.key]
+	i := slices.Index(list, s)
+	if i >= 0 {
+		d.idle[s.key] = slices.Delete(list, i, i+1)
+	}
+	d.mu.Unlock()
+	if i >= 0 {
+		s.close()
+	}
+}
+
+// Close closes the idle connections.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	var all []*session
+	for k, list := range d.idle {
+		for _, s := range list {
+			s.timer.Stop()
+			all = append(all, s)
+		}
+		delete(d.idle, k)
+	}
+	d.mu.Unlock()
+	for _, s := range all {
+		s.close()
+	}
+	return nil
+}
+
+// lineConn is the control connection as jlaffaye/ftp sees it. It traces
+// every line each way, remembers the last command and reply, and puts
+// the password asked for in place of askPassword.
+type lineConn struct {
+	*fetch.Conn
+	s *session
+}
+
+func (c *lineConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.s.sawIn(p[:n])
+	}
+	return n, err
+}
+
+func (c *lineConn) Write(p []byte) (int, error) {
+	s := c.s
+	if s.ask != nil && bytes.HasPrefix(p, []byte("PASS "+askPassword)) {
+		// The server asked for a password (331): only now is it needed.
+		pw, err := s.ask()
+		if err != nil {
+			return 0, err
+		}
+		if err := fetch.CheckLine("ftp password", pw); err != nil {
+			return 0, err
+		}
+		s.sawOut([]byte("PASS ***\r\n"))
+		if _, err := io.WriteString(c.Conn, "PASS "+pw+"\r\n"); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	line := strings.TrimSuffix(string(p), "\r\n")
+	if len(s.sent) > 0 {
+		// A command pipelined earlier: on the wire already.
+		if line != s.sent[0] {
+			return 0, fmt.Errorf("ftp: pipelined %q, but the next command is %q", s.sent[0], line)
+		}
+		s.sent = s.sent[1:]
+		return len(p), nil
+	}
+	if line == "PASV" {
+		s.usePASV = true
+	}
+	if len(s.ahead) > 0 && line == s.ahead[0] {
+		batch := s.ahead
+		s.ahead = nil
+		s.sent = batch[1:]
+		var b strings.Builder
+		for _, l := range batch {
+			b.WriteString(l)
+			b.WriteString("\r\n")
+		}
+		s.sawOut([]byte(b.String()))
+		if _, err := io.WriteString(c.Conn, b.String()); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	s.ahead = nil
+	s.sawOut(p)
+	return c.Conn.Write(p)
+}
+
+// RemoteAddr is the peer's address; jlaffaye/ftp needs a *net.TCPAddr,
+// which a Client's own DialContext may not give.
+func (c *lineConn) RemoteAddr() net.Addr {
+	if a, ok := c.Conn.RemoteAddr().(*net.TCPAddr); ok {
+		return a
+	}
+	return &net.TCPAddr{}
+}
+
+// sawOut traces the command lines in p.
+func (s *session) sawOut(p []byte) {
+	_, req := s.current()
+	for _, line := range strings.SplitAfter(string(p), "\n") {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			continue
+		}
+		s.lastCmd = fetch.MaskLine(line, nil)
+		if req != nil {
+			req.Trace(fetch.Out, line)
+		}
+	}
+}
+
+// maxLine bounds a reply line kept whole for the trace.
+const maxLine = 64 << 10
+
+// sawIn traces the complete reply lines that p ends, keeping a partial
+// one for the next read.
+func (s *session) sawIn(p []byte) {
+	_, req := s.current()
+	s.inbuf = append(s.inbuf, p...)
+	for {
+		i := bytes.IndexByte(s.inbuf, '\n')
+		if i < 0 {
+			if len(s.inbuf) > maxLine {
+				i = len(s.inbuf) - 1
+			} else {
+				break
+			}
+		}
+		line := strings.TrimRight(string(s.inbuf[:i+1]), "\r\n")
+		s.inbuf = s.inbuf[i+1:]
+		if req != nil {
+			req.Trace(fetch.In, line)
+		}
+		if line == " PRET" || strings.HasPrefix(line, " PRET ") {
+			s.pret = true
+		}
+		if len(line) >= 4 && line[3] == ' ' {
+			if code, err := strconv.Atoi(line[:3]); err == nil {
+				s.lastCode, s.lastReply = code, line
+				switch {
+				case code < 200:
+					s.lastPrelim = line
+				case code == 227, code == 229:
+					s.dataOK = true
+				}
+			}
+		}
+	}
+	if len(s.inbuf) == 0 {
+		s.inbuf = s.inbuf[:0:0]
+	}
+}
+
+// failedConn is a data connection whose dial failed.
+type failedConn struct{ err error }
+
+func (c failedConn) Read([]byte) (int, error)         { return 0, c.err }
+func (c failedConn) Write([]byte) (int, error)        { return 0, c.err }
+func (c failedConn) Close() error                     { return nil }
+func (c failedConn) LocalAddr() net.Addr              { return &net.TCPAddr{} }
+func (c failedConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
+func (c failedConn) SetDeadline(time.Time) error      { return nil }
+func (c failedConn) SetReadDeadline(time.Time) error  { return nil }
+func (c failedConn) SetWriteDeadline(time.Time) error { return nil }
+
+// captureConn keeps a copy of what a listing's data connection reads.
+type captureConn struct {
+	*fetch.Conn
+	buf *bytes.Buffer
+}
+
+func (c *captureConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.buf.Write(p[:n])
+	return n, err
+}

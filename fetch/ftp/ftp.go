@@ -1,0 +1,609 @@
+// Package ftp implements the ftp scheme of RFC 1738 section 3.2 on top of
+// github.com/jlaffaye/ftp: this package carries the URL semantics, the
+// library the protocol of RFC 959.
+//
+// A URL ftp://user:password@host:port/cwd1/.../cwdN/name;type=X is
+// dereferenced as the specification says:
+//
+//   - Login: without a user in the URL, "anonymous" with the user's e-mail
+//     address as the password; a user without a password takes one from
+//     netrc or, when the server asks for one (331), from the Client's
+//     prompt. An empty user (ftp://@host/) or an empty password
+//     (ftp://foo:@host/) is sent as it is.
+//   - One CWD per decoded path segment, in order: "%2F" gives an argument
+//     holding "/" (ftp://h/%2Fetc/motd is CWD /etc, RETR motd), an empty
+//     segment a CWD with an empty argument. CWDMethod offers curl's
+//     alternatives for servers that refuse this.
+//   - ";type=d": NLST name (no argument when name is empty), a Listing of
+//     names only. Otherwise TYPE A (";type=a", whose CRLF line ends are
+//     converted to "\n") or TYPE I (";type=i" and no typecode), SIZE and
+//     MDTM where the server has them, REST for an offset, and RETR name.
+//   - A path ending in "/", an empty name, or a name whose RETR fails with
+//     550 but whose CWD succeeds is a directory: a Listing from MLSD when
+//     the server offers it (FEAT), else LIST.
+//
+// The Driver keeps idle control connections and reuses one for the next
+// URL of the same host, port and login (RFC 1738 section 3.2.5, RFC 1630's
+// note on retrieving subsequent URLs from the same host): see Driver.
+package ftp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/textproto"
+	"os"
+	"os/user"
+	"path"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jlaffaye/ftp"
+	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/uri"
+)
+
+// Reply codes of RFC 959 that the driver gives a meaning to.
+const (
+	StatusNotAvailable    = 421 // service not available, closing control connection
+	StatusNotLoggedIn     = 530
+	StatusNeedAccount     = 532
+	StatusFileUnavailable = 550
+)
+
+// Defaults of a Driver whose fields are zero.
+const (
+	DefaultIdleConnTimeout     = 60 * time.Second
+	DefaultMaxIdleConnsPerHost = 2
+)
+
+// CWDMethod says how the directory part of a URL's path reaches the
+// server, like curl's --ftp-method.
+type CWDMethod int
+
+const (
+	// CWDEach sends one CWD per path segment, in order: the algorithm of
+	// RFC 1738 section 3.2.2, and the default.
+	CWDEach CWDMethod = iota
+	// CWDWhole sends one CWD with the whole directory path, segments
+	// joined by "/", for servers that refuse the steps a whole path
+	// passes.
+	CWDWhole
+	// CWDNone sends no CWD: RETR, LIST and NLST get the full path.
+	CWDNone
+)
+
+var cwdMethodNames = [...]string{"multicwd", "singlecwd", "nocwd"}
+
+// String returns curl's name of the method: multicwd, singlecwd, nocwd.
+func (m CWDMethod) String() string {
+	if m >= 0 && int(m) < len(cwdMethodNames) {
+		return cwdMethodNames[m]
+	}
+	return fmt.Sprintf("CWDMethod(%d)", int(m))
+}
+
+// ParseCWDMethod returns the method called name (multicwd, singlecwd or
+// nocwd).
+func ParseCWDMethod(name string) (CWDMethod, error) {
+	for i, n := range cwdMethodNames {
+		if strings.EqualFold(name, n) {
+			return CWDMethod(i), nil
+		}
+	}
+	return 0, fmt.Errorf("ftp: unknown CWD method %q (want multicwd, singlecwd or nocwd)", name)
+}
+
+// Driver fetches ftp URLs. Its zero value is ready to use. Set its fields
+// before the first Fetch and do not change them after.
+//
+// The Driver keeps the control connections of finished fetches, at most
+// MaxIdleConnsPerHost per host, port and login, for IdleConnTimeout. The
+// next URL of the same host, port and login reuses one: when its
+// directories are those the connection is already in, it goes straight
+// to TYPE and RETR; otherwise it returns to the entry directory that PWD
+// gave after login (CWD back to it) and runs the new CWD sequence. A
+// reused connection that fails before its transfer starts, or cannot get
+// back to its entry directory, is dropped and the URL fetched on a new
+// one. Close (and so fetch.Client.Close) closes the idle connections.
+//
+// Idle connections are the Driver's, not a Client's: a Driver registered
+// with several Clients whose dial settings differ may serve one Client's
+// fetch on a connection another dialed. Give each such Client its own
+// Driver, as fetch/all does.
+type Driver struct {
+	// AnonymousPassword is the password of anonymous logins, by
+	// convention the user's e-mail address. "" means USER@HOST from the
+	// user and host names of this machine.
+	AnonymousPassword string
+	// CWDMethod says how the path reaches the server (default CWDEach).
+	CWDMethod CWDMethod
+	// DisableEPSV makes data connections use PASV only. By default EPSV
+	// is tried first and PASV used when the server refuses it.
+	DisableEPSV bool
+	// IdleConnTimeout is how long an idle control connection is kept
+	// (default 60s); negative keeps none.
+	IdleConnTimeout time.Duration
+	// MaxIdleConnsPerHost bounds the idle connections kept per host,
+	// port and login (default 2).
+	MaxIdleConnsPerHost int
+	// NoPipelining sends each command only after the reply to the last,
+	// for servers that lose commands sent ahead.
+	NoPipelining bool
+
+	mu   sync.Mutex
+	idle map[poolKey][]*session
+
+	anonOnce sync.Once
+	anonPass string
+}
+
+var (
+	_ fetch.Driver = (*Driver)(nil)
+	_ io.Closer    = (*Driver)(nil) // Client.Close closes idle connections
+)
+
+// ReplyError is a negative reply of the server. Fetch returns it wrapped:
+// errors.As finds it, and errors.Is the fetch kind its code gives (530
+// ErrAuth, 550 ErrNotFound, 421 ErrConnect).
+type ReplyError struct {
+	// Command is the command refused, its password masked: "RETR motd".
+	Command string
+	Code    int
+	Msg     string
+}
+
+func (e *ReplyError) Error() string {
+	return fmt.Sprintf("%d %s", e.Code, strings.Join(strings.Fields(e.Msg), " "))
+}
+
+// Temporary reports whether a retry may help: a 4xx reply (RFC 959's
+// transient negative completion), such as 421.
+func (e *ReplyError) Temporary() bool { return e.Code >= 400 && e.Code < 500 }
+
+// Fetch runs the retrieval algorithm of RFC 1738 section 3.2 for
+// req.URL. A refused command's error wraps a *ReplyError.
+func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := req.URL.FTP()
+	if err != nil {
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "ftp: %w", err)
+	}
+	if f.Host == "" {
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "ftp: URL without a host")
+	}
+	lg, err := d.login(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPath(f); err != nil {
+		return nil, err
+	}
+	p := d.plan(f)
+	for {
+		s, err := d.session(ctx, req, f, lg)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := d.run(ctx, req, s, f, p)
+		if err == nil {
+			return resp, nil
+		}
+		// Each try takes another idle connection or, at last, a new one:
+		// the loop ends.
+		if s.reused && ctx.Err() == nil && stale(err) {
+			req.Tracef(fetch.Note, "the reused connection failed (%v); fetching again on a new one", err)
+			s.close()
+			continue
+		}
+		d.release(s, err)
+		return nil, err
+	}
+}
+
+// login is who a URL logs in as.
+type login struct {
+	user     string
+	password string // when ask is false
+	ask      bool   // no password in the URL: netrc, else the prompt
+}
+
+func (d *Driver) login(f *uri.FTP) (login, error) {
+	if !f.HasUser {
+		// RFC 1738 section 3.2.1: the conventions of anonymous FTP.
+		lg := login{user: "anonymous", password: d.anonymousPassword()}
+		if err := fetch.CheckLine("ftp anonymous password", lg.password); err != nil {
+			return login{}, err
+		}
+		return lg, nil
+	}
+	if err := fetch.CheckLine("ftp user", f.User); err != nil {
+		return login{}, err
+	}
+	if !f.HasPassword {
+		return login{user: f.User, ask: true}, nil
+	}
+	if err := fetch.CheckLine("ftp password", f.Password); err != nil {
+		return login{}, err
+	}
+	return login{user: f.User, password: f.Password}, nil
+}
+
+// anonymousPassword returns the configured password of anonymous logins,
+// or USER@HOST.
+func (d *Driver) anonymousPassword() string {
+	if d.AnonymousPassword != "" {
+		return d.AnonymousPassword
+	}
+	d.anonOnce.Do(func() {
+		name := os.Getenv("USER")
+		if name == "" {
+			name = os.Getenv("LOGNAME")
+		}
+		if name == "" {
+			if u, err := user.Current(); err == nil {
+				name = u.Username
+			}
+		}
+		if name == "" {
+			name = "anonymous"
+		}
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "localhost"
+		}
+		d.anonPass = name + "@" + host
+	})
+	return d.anonPass
+}
+
+// checkPath refuses, before any connection, a decoded CR, LF or NUL in a
+// segment or the name (RFC 1738 section 6).
+func checkPath(f *uri.FTP) error {
+	for i, dir := range f.Dirs {
+		if err := fetch.CheckLine(fmt.Sprintf("ftp path segment %d", i+1), dir); err != nil {
+			return err
+		}
+	}
+	return fetch.CheckLine("ftp file name", f.Name)
+}
+
+// plan is a URL's path as commands: the CWD arguments, and the argument
+// of RETR, LIST or NLST after them.
+type plan struct {
+	cwds []string
+	name string
+	// base is where the server's working directory is after cwds, as URL
+	// segments: where NLST names are relative to.
+	base []string
+	// whole is the path of the URL's directory for a CWD fallback and a
+	// LIST without a CWD.
+	whole string
+}
+
+func (d *Driver) plan(f *uri.FTP) plan {
+	whole := strings.Join(f.Dirs, "/")
+	if whole == "" && len(f.Dirs) > 0 {
+		whole = "/" // ftp://h//x: the segment is empty, the path absolute
+	}
+	switch d.CWDMethod {
+	case CWDWhole:
+		p := plan{name: f.Name, base: f.Dirs, whole: whole}
+		if len(f.Dirs) > 0 {
+			p.cwds = []string{whole}
+		}
+		return p
+	case CWDNone:
+		name := f.Name
+		if len(f.Dirs) > 0 && name != "" {
+			name = whole + "/" + name
+			if whole == "/" {
+				name = "/" + f.Name
+			}
+		} else if name == "" {
+			name = whole
+		}
+		return plan{name: name, whole: whole}
+	}
+	return plan{cwds: f.Dirs, name: f.Name, base: f.Dirs, whole: whole}
+}
+
+// run fetches f on the session s, which is logged in and free.
+func (d *Driver) run(ctx context.Context, req *fetch.Request, s *session, f *uri.FTP, p plan) (*fetch.Response, error) {
+	if err := s.chdir(p.cwds); err != nil {
+		return nil, err
+	}
+	switch {
+	case f.Type == 'd':
+		return d.nameList(s, f, p)
+	case f.Name == "":
+		dirs := f.Dirs
+		arg := ""
+		if d.CWDMethod == CWDNone {
+			arg = p.name
+		}
+		return d.list(s, f, dirs, arg)
+	}
+	return d.retrieve(ctx, req, s, f, p)
+}
+
+// retrieve sends TYPE, SIZE, MDTM, REST and RETR for the name; a name
+// that RETR refuses with 550 but CWD accepts is listed instead.
+func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f *uri.FTP, p plan) (*fetch.Response, error) {
+	typ := ftp.TransferTypeBinary
+	if f.Type == 'a' {
+		typ = ftp.TransferTypeASCII
+	}
+	off := req.Offset
+	if off < 0 || typ == ftp.TransferTypeASCII {
+		if off > 0 {
+			req.Tracef(fetch.Note, "no REST in ASCII mode: starting at byte 0")
+		}
+		off = 0
+	}
+	d.pipeline(s, typ, p.name, off)
+	if err := s.setType(typ); err != nil {
+		return nil, err
+	}
+	size := int64(-1)
+	if typ == ftp.TransferTypeBinary {
+		// In ASCII mode the size the server gives is not what the
+		// conversion yields: no Length then.
+		n, err := s.sc.FileSize(p.name)
+		switch {
+		case err == nil && n >= 0:
+			size = n
+		case !refused(err):
+			return nil, s.fail("SIZE", err)
+		}
+	}
+	var modified time.Time
+	if s.sc.IsGetTimeSupported() {
+		t, err := s.sc.GetTime(p.name)
+		switch {
+		case err == nil:
+			modified = t
+		case !refused(err):
+			return nil, s.fail("MDTM", err)
+		}
+	}
+	if size >= 0 && off > size {
+		return nil, fmt.Errorf("ftp: cannot resume %s at byte %d: it has %d bytes", p.name, off, size)
+	}
+	r, err := s.sc.RetrFrom(p.name, uint64(off))
+	if err != nil && off > 0 && strings.HasPrefix(s.lastCmd, "REST") && refused(err) {
+		req.Tracef(fetch.Note, "the server refused REST: starting at byte 0")
+		off = 0
+		r, err = s.sc.RetrFrom(p.name, 0)
+	}
+	if err != nil {
+		var te *textproto.Error
+		if errors.As(err, &te) && te.Code == StatusFileUnavailable {
+			// A directory named without its final "/"?
+			retrErr := s.fail("RETR "+p.name, err)
+			dir := p.name
+			if err := s.sc.ChangeDir(dir); err != nil {
+				if refused(err) {
+					return nil, retrErr
+				}
+				return nil, s.fail("CWD "+dir, err)
+			}
+			s.at = append(s.at, dir)
+			return d.list(s, f, append(append([]string(nil), f.Dirs...), f.Name), "")
+		}
+		return nil, s.fail("RETR "+p.name, err)
+	}
+	resp := &fetch.Response{
+		Kind:     fetch.Document,
+		Type:     mediaType(f.Name, typ),
+		Length:   -1,
+		Offset:   off,
+		Modified: modified,
+		Meta:     fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
+	}
+	want := int64(-1)
+	if size >= 0 {
+		want = size - off
+		resp.Length = want
+	}
+	b := &body{d: d, s: s, r: r, want: want, name: p.name}
+	b.src = r
+	if typ == ftp.TransferTypeASCII {
+		b.src = newCRLFReader(r)
+	}
+	resp.Body = b
+	return resp, nil
+}
+
+// pipeline announces the commands retrieve sends through jlaffaye/ftp up
+// to RETR, which do not depend on each other's replies, so that they go
+// out in one write and their replies come back in one round trip (RFC 959
+// lets a client send commands without waiting; lftp calls this
+// "sync-mode off"). The data connection's EPSV joins them, and its RETR
+// too once a data connection worked on this control connection and no
+// REST must come between: the server then waits for the connection that
+// the client opens when it reads the EPSV reply.
+func (d *Driver) pipeline(s *session, typ ftp.TransferType, name string, off int64) {
+	if d.NoPipelining {
+		return
+	}
+	var cmds []string
+	if s.typ != typ {
+		cmds = append(cmds, "TYPE "+string(typ))
+	}
+	if typ == ftp.TransferTypeBinary {
+		cmds = append(cmds, "SIZE "+name)
+	}
+	if s.sc.IsGetTimeSupported() {
+		cmds = append(cmds, "MDTM "+name)
+	}
+	if !s.pret { // jlaffaye/ftp sends PRET first: stop here
+		pasv := d.DisableEPSV || s.usePASV
+		if pasv {
+			cmds = append(cmds, "PASV")
+		} else {
+			cmds = append(cmds, "EPSV")
+		}
+		if s.dataOK && off == 0 {
+			cmds = append(cmds, "RETR "+name)
+		}
+	}
+	if len(cmds) > 1 {
+		s.ahead = cmds
+	}
+}
+
+// mediaType guesses the media type from the name's suffix, as RFC 1738
+// section 3.2.3 advises.
+func mediaType(name string, typ ftp.TransferType) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	if typ == ftp.TransferTypeASCII {
+		return "text/plain"
+	}
+	return "application/octet-stream"
+}
+
+// refused reports whether err is a permanent negative reply (5xx) to a
+// command: the connection is fine, the command was not.
+func refused(err error) bool {
+	var te *textproto.Error
+	return errors.As(err, &te) && te.Code >= 500 && te.Code < 600
+}
+
+// stale reports whether err, met on a reused connection before its
+// transfer started, says the connection rather than the URL failed: the
+// server closed it while it was idle, or timed it out (421).
+func stale(err error) bool {
+	var re *ReplyError
+	if errors.As(err, &re) {
+		return re.Code == StatusNotAvailable
+	}
+	return errors.Is(err, errStale) || brokenConn(err)
+}
+
+// brokenConn reports whether err says the connection itself broke.
+func brokenConn(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed)
+}
+
+// errStale: a reused connection could not get back to its entry
+// directory.
+var errStale = errors.New("ftp: cannot return to the entry directory")
+
+// replyKind is the fetch kind of a reply code.
+func replyKind(code int) error {
+	switch code {
+	case StatusNotLoggedIn, StatusNeedAccount:
+		return fetch.ErrAuth
+	case StatusFileUnavailable:
+		return fetch.ErrNotFound
+	case StatusNotAvailable:
+		return fetch.ErrConnect
+	}
+	return nil
+}
+
+// body is a Document's Body: the data connection of RETR. At its end it
+// reads the final reply (226) and gives the control connection back.
+type body struct {
+	d    *Driver
+	s    *session
+	r    *ftp.Response
+	src  io.Reader
+	name string
+	want int64 // bytes to come, -1 unknown
+	n    int64
+
+	mu     sync.Mutex
+	done   bool  // the exchange is finished
+	err    error // its outcome
+	closed bool
+}
+
+var errClosed = errors.New("ftp: read after Close")
+
+func (b *body) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, errClosed
+	}
+	if b.done {
+		if b.err != nil {
+			return 0, b.err
+		}
+		return 0, io.EOF
+	}
+	n, err := b.src.Read(p)
+	b.n += int64(n)
+	switch {
+	case err == io.EOF:
+		return n, b.finish()
+	case err != nil:
+		b.abort()
+		b.err = b.s.fail("RETR "+b.name, err)
+		return n, b.err
+	}
+	return n, nil
+}
+
+// finish ends a transfer whose data connection reached its end: it checks
+// the byte count, reads the final reply and frees the session.
+func (b *body) finish() error {
+	b.done = true
+	if b.want >= 0 && b.n != b.want {
+		b.abort()
+		b.err = fetch.Errorf(fetch.ErrProtocol, "ftp: RETR %s: the data connection closed after %d of %d bytes", b.name, b.n, b.want)
+		return b.err
+	}
+	if err := b.r.Close(); err != nil {
+		b.err = b.s.fail("RETR "+b.name, err)
+		b.d.release(b.s, b.err)
+		return b.err
+	}
+	b.d.release(b.s, nil)
+	return io.EOF
+}
+
+// abort drops the transfer: the control connection goes too, since the
+// server's reply to a broken transfer is not worth waiting for.
+func (b *body) abort() {
+	b.done = true
+	b.s.close()
+	b.r.Close() // reads from the closed control connection: fails at once
+}
+
+// Close finishes the exchange. Closed before its end, the transfer is
+// abandoned (and its connection closed); closed after, Close returns the
+// outcome of the final reply.
+func (b *body) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return b.err
+	}
+	b.closed = true
+	if !b.done {
+		if b.want >= 0 && b.n == b.want {
+			// All bytes are in; only the end of the stream is unread.
+			if err := b.finish(); err != io.EOF {
+				return err
+			}
+			return nil
+		}
+		b.abort()
+		return nil
+	}
+	return b.err
+}

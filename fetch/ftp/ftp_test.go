@@ -1,0 +1,806 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/jlaffaye/ftp"
+	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
+	"github.com/urlfetch/urlfetch/uri"
+)
+
+func TestConformance(t *testing.T) {
+	srv := newFakeServer(t)
+	fetchtest.Run(t, fetchtest.Opt{
+		Scheme: "ftp",
+		NewClient: func(t testing.TB) *fetch.Client {
+			c := &fetch.Client{NetrcFile: "-"}
+			c.Register("ftp", &Driver{})
+			return c
+		},
+		Found: []fetchtest.Case{
+			{URL: srv.URL("/readme.txt"), Want: "hello, ftp\n"},
+			{URL: srv.URL("/empty.txt"), SHA256: fetchtest.EmptySHA256},
+			{URL: srv.URL("/%2Fetc/motd"), Want: "message of the day\n"},
+			{URL: srv.URL("/pub/lines.txt;type=a"), Want: "one\ntwo\nthree\rfour\n"},
+			{URL: srv.URLAs("joe:secret", "/welcome.txt"), Want: "welcome, joe\n"},
+			{URL: srv.URL("/pub/"), Kind: fetch.Listing},
+		},
+		Missing: srv.URL("/nothing.txt"),
+		Denied:  srv.URLAs("joe:wrong", "/welcome.txt"),
+		Listing: srv.URL("/pub/a/"),
+		Stall:   stallServer,
+		Inject: []string{
+			srv.URL("/pub%0D%0AQUIT/readme.txt"),
+			srv.URL("/readme.txt%0D%0ADELE%20x"),
+			srv.URL("/readme%00.txt"),
+			srv.URLAs("joe%0D%0A", "/readme.txt"),
+			srv.URLAs("joe:se%0Acret", "/readme.txt"),
+		},
+		Caps: fetchtest.Caps{Resume: true},
+	})
+}
+
+// newClient returns a Client with d (a new Driver when nil) registered,
+// reading no netrc, its trace in the test log.
+func newClient(t *testing.T, d *Driver) *fetch.Client {
+	t.Helper()
+	if d == nil {
+		d = &Driver{}
+	}
+	c := &fetch.Client{NetrcFile: "-"}
+	c.Register("ftp", d)
+	c.Trace = func(dir fetch.Direction, line string) { t.Logf("%c %s", dir, line) }
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// get fetches rawURL and reads its body whole.
+func get(t *testing.T, c *fetch.Client, rawURL string) (*fetch.Response, string) {
+	t.Helper()
+	resp, err := c.Fetch(t.Context(), rawURL)
+	if err != nil {
+		t.Fatalf("Fetch(%q): %v", rawURL, err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("Fetch(%q): reading: %v", rawURL, err)
+	}
+	if err := resp.Body.Close(); err != nil {
+		t.Fatalf("Fetch(%q): Close: %v", rawURL, err)
+	}
+	return resp, string(b)
+}
+
+// afterLogin drops the login and feature probe from a command log: the
+// commands a URL's path gave.
+func afterLogin(cmds []string) []string {
+	for i, c := range cmds {
+		if c == "PWD" {
+			return cmds[i+1:]
+		}
+	}
+	return cmds
+}
+
+// RFC 1738 section 3.2.2: one CWD per segment, then TYPE and RETR.
+func TestCommandSequence(t *testing.T) {
+	srv := newFakeServer(t)
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/readme.txt", []string{"TYPE I", "SIZE readme.txt", "MDTM readme.txt", "EPSV", "RETR readme.txt", "QUIT"}},
+		{"/%2Fetc/motd", []string{"CWD /etc", "TYPE I", "SIZE motd", "MDTM motd", "EPSV", "RETR motd", "QUIT"}},
+		{"/pub/a/b/nested.txt;type=i", []string{"CWD pub", "CWD a", "CWD b", "TYPE I", "SIZE nested.txt", "MDTM nested.txt", "EPSV", "RETR nested.txt", "QUIT"}},
+		{"/pub/lines.txt;type=a", []string{"CWD pub", "TYPE A", "MDTM lines.txt", "EPSV", "RETR lines.txt", "QUIT"}},
+		{"/pub/;type=d", []string{"CWD pub", "EPSV", "NLST", "QUIT"}},
+		{"/pub/a;type=d", []string{"CWD pub", "EPSV", "NLST a", "QUIT"}},
+		{"/pub/", []string{"CWD pub", "EPSV", "LIST", "QUIT"}},
+		{"/pub/a", []string{"CWD pub", "TYPE I", "SIZE a", "MDTM a", "EPSV", "RETR a", "CWD a", "EPSV", "LIST", "QUIT"}},
+	}
+	for _, tt := range tests {
+		c := newClient(t, nil)
+		get(t, c, srv.URL(tt.path))
+		c.Close()
+		waitFor(t, func() bool { return slices.Contains(srv.peek(), "QUIT") })
+		if got := afterLogin(srv.commands()); !slices.Equal(got, tt.want) {
+			t.Errorf("Fetch(%q) sent %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+// peek returns the commands received so far, keeping them.
+func (s *fakeServer) peek() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.cmds...)
+}
+
+// waitFor polls cond for up to five seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// An empty segment is a CWD with an empty argument (RFC 1738 section
+// 3.2.2: ftp://myname@host.dom//etc/motd), which this server refuses.
+func TestEmptySegment(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	_, err := c.Fetch(t.Context(), srv.URL("//etc/motd"))
+	if !errors.Is(err, fetch.ErrNotFound) {
+		t.Fatalf("Fetch(//etc/motd) error = %v, want ErrNotFound", err)
+	}
+	var re *ReplyError
+	if !errors.As(err, &re) || re.Code != 550 || re.Command != "CWD " {
+		t.Errorf("Fetch(//etc/motd) error = %#v, want a 550 reply to %q", re, "CWD ")
+	}
+	if got := afterLogin(srv.commands()); len(got) == 0 || got[0] != "CWD " {
+		t.Errorf("commands after login = %q, want CWD with an empty argument first", got)
+	}
+}
+
+func TestCWDMethods(t *testing.T) {
+	srv := newFakeServer(t)
+	tests := []struct {
+		method CWDMethod
+		path   string
+		want   []string
+	}{
+		{CWDWhole, "/pub/a/b/nested.txt", []string{"CWD pub/a/b", "TYPE I", "SIZE nested.txt", "MDTM nested.txt", "EPSV", "RETR nested.txt"}},
+		{CWDWhole, "//etc/motd", []string{"CWD /etc", "TYPE I", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"}},
+		{CWDNone, "/pub/a/b/nested.txt", []string{"TYPE I", "SIZE pub/a/b/nested.txt", "MDTM pub/a/b/nested.txt", "EPSV", "RETR pub/a/b/nested.txt"}},
+		{CWDNone, "/pub/a/", []string{"EPSV", "LIST pub/a"}},
+		{CWDNone, "/pub/a", []string{"TYPE I", "SIZE pub/a", "MDTM pub/a", "EPSV", "RETR pub/a", "CWD pub/a", "EPSV", "LIST"}},
+	}
+	for _, tt := range tests {
+		c := newClient(t, &Driver{CWDMethod: tt.method})
+		get(t, c, srv.URL(tt.path))
+		c.Close()
+		waitFor(t, func() bool { return slices.Contains(srv.peek(), "QUIT") })
+		got := afterLogin(srv.commands())
+		if got = got[:len(got)-1]; !slices.Equal(got, tt.want) {
+			t.Errorf("%v: Fetch(%q) sent %q, want %q", tt.method, tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestParseCWDMethod(t *testing.T) {
+	for _, m := range []CWDMethod{CWDEach, CWDWhole, CWDNone} {
+		if got, err := ParseCWDMethod(m.String()); err != nil || got != m {
+			t.Errorf("ParseCWDMethod(%q) = %v, %v; want %v", m.String(), got, err, m)
+		}
+	}
+	if _, err := ParseCWDMethod("fastcwd"); err == nil {
+		t.Error(`ParseCWDMethod("fastcwd") succeeded`)
+	}
+}
+
+func TestDocumentMetadata(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	resp, body := get(t, c, srv.URL("/readme.txt"))
+	if resp.Kind != fetch.Document || resp.Length != int64(len(body)) || body != "hello, ftp\n" {
+		t.Errorf("readme.txt: Kind %v Length %d body %q", resp.Kind, resp.Length, body)
+	}
+	if want := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC); !resp.Modified.Equal(want) {
+		t.Errorf("readme.txt: Modified = %v, want %v (MDTM)", resp.Modified, want)
+	}
+	if !strings.HasPrefix(resp.Type, "text/plain") {
+		t.Errorf("readme.txt: Type = %q, want text/plain from the suffix", resp.Type)
+	}
+	if r := resp.Meta.Get("Ftp-Reply"); !strings.HasPrefix(r, "150 ") {
+		t.Errorf("readme.txt: Meta Ftp-Reply = %q, want the 150 reply", r)
+	}
+	resp, _ = get(t, c, srv.URL("/etc/motd"))
+	if resp.Type != "application/octet-stream" {
+		t.Errorf("motd: Type = %q, want application/octet-stream (no suffix)", resp.Type)
+	}
+	// ASCII mode: no Length, since the conversion changes it.
+	resp, body = get(t, c, srv.URL("/pub/lines.txt;type=a"))
+	if resp.Length != -1 || body != "one\ntwo\nthree\rfour\n" {
+		t.Errorf("lines.txt;type=a: Length %d body %q", resp.Length, body)
+	}
+	// Without MDTM in FEAT, no MDTM is sent.
+	srv.set(func() { srv.noMDTM = true })
+	c2 := newClient(t, nil)
+	srv.commands()
+	resp, _ = get(t, c2, srv.URL("/readme.txt"))
+	if !resp.Modified.IsZero() || slices.ContainsFunc(srv.commands(), func(s string) bool { return strings.HasPrefix(s, "MDTM") }) {
+		t.Errorf("no MDTM feature: Modified %v, or MDTM was sent", resp.Modified)
+	}
+}
+
+func TestNamesThatNeedEncoding(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	for path, want := range map[string]string{
+		"/pub/name%20with%20space.txt": "space\n",
+		"/pub/semi%3Bcolon.txt":        "semicolon\n",
+	} {
+		if _, body := get(t, c, srv.URL(path)); body != want {
+			t.Errorf("Fetch(%q) = %q, want %q", path, body, want)
+		}
+	}
+}
+
+func TestDirectories(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	want := []string{
+		"dir a " + srv.URL("/pub/a/"),
+		"file lines.txt " + srv.URL("/pub/lines.txt"),
+		"file name with space.txt " + srv.URL("/pub/name%20with%20space.txt"),
+		"file semi;colon.txt " + srv.URL("/pub/semi%3Bcolon.txt"),
+	}
+	for _, p := range []string{"/pub/", "/pub"} {
+		resp, err := c.Fetch(t.Context(), srv.URL(p))
+		if err != nil {
+			t.Fatalf("Fetch(%q): %v", p, err)
+		}
+		if resp.Kind != fetch.Listing {
+			t.Errorf("Fetch(%q).Kind = %v, want listing", p, resp.Kind)
+		}
+		if got := entryLines(t, resp); !slices.Equal(got, want) {
+			t.Errorf("Fetch(%q) entries:\n%s\nwant:\n%s", p, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		resp.Body.Close()
+	}
+	// An empty directory is a listing without entries.
+	resp, err := c.Fetch(t.Context(), srv.URL("/emptydir/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := entryLines(t, resp); resp.Kind != fetch.Listing || len(got) != 0 {
+		t.Errorf("emptydir/: %v %q, want an empty listing", resp.Kind, got)
+	}
+	// A missing directory is not found.
+	if _, err := c.Fetch(t.Context(), srv.URL("/nowhere/")); !errors.Is(err, fetch.ErrNotFound) {
+		t.Errorf("nowhere/: error %v, want ErrNotFound", err)
+	}
+}
+
+func entryLines(t *testing.T, resp *fetch.Response) []string {
+	t.Helper()
+	var got []string
+	for e, err := range resp.Entries() {
+		if err != nil {
+			t.Fatalf("Entries: %v", err)
+		}
+		got = append(got, e.Type.String()+" "+e.Name+" "+e.URL)
+	}
+	return got
+}
+
+func TestMLSD(t *testing.T) {
+	srv := newFakeServer(t)
+	srv.set(func() { srv.mlsd = true })
+	c := newClient(t, nil)
+	resp, err := c.Fetch(t.Context(), srv.URL("/pub/a/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := entryLines(t, resp), []string{"dir b " + srv.URL("/pub/a/b/")}; !slices.Equal(got, want) {
+		t.Errorf("MLSD entries = %q, want %q", got, want)
+	}
+	if !slices.Contains(srv.commands(), "MLSD") {
+		t.Error("MLSD was not used though FEAT offers MLST")
+	}
+}
+
+// Lines the parsers of jlaffaye/ftp do not know are kept, name only.
+func TestListingKeepsUnparsedLines(t *testing.T) {
+	srv := newFakeServer(t)
+	rawList := "total 3\r\n" +
+		"-rw-r--r--    1 0        0              10 Jan 02  2024 plain.txt\r\n" +
+		"this line is no listing format\r\n" +
+		"lrwxrwxrwx    1 0        0               9 Jan 02  2024 latest -> plain.txt\r\n" +
+		"01-02-24  03:04PM       <DIR>          dosdir\r\n" +
+		"drwxr-xr-x    2 0        0            4096 Jan 02  2024 with space dir\r\n"
+	srv.set(func() { srv.rawList["/pub"] = rawList })
+	c := newClient(t, nil)
+	resp, err := c.Fetch(t.Context(), srv.URL("/pub/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"file plain.txt " + srv.URL("/pub/plain.txt"),
+		"other this line is no listing format " + srv.URL("/pub/this%20line%20is%20no%20listing%20format"),
+		"link latest " + srv.URL("/pub/latest"),
+		"dir dosdir " + srv.URL("/pub/dosdir/"),
+		"dir with space dir " + srv.URL("/pub/with%20space%20dir/"),
+	}
+	if got := entryLines(t, resp); !slices.Equal(got, want) {
+		t.Errorf("entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestListEntriesAlignment(t *testing.T) {
+	base := dirURL(&uri.FTP{Login: uri.Login{Host: "h", User: "u", HasUser: true, Password: "p", HasPassword: true}}, []string{"d"})
+	raw := "garbage 12\n-rw-r--r-- 1 0 0 5 Jan 02 2024 12\nweird\n"
+	parsed := []*ftp.Entry{{Name: "12", Type: ftp.EntryTypeFile, Size: 5}}
+	var got []string
+	for e := range listEntries(strings.NewReader(raw), parsed, base) {
+		got = append(got, e.Type.String()+" "+e.Name+" "+e.URL)
+	}
+	// "garbage 12" ends with the name too: the alignment takes the first
+	// line that does. The password never shows in an entry's URL.
+	want := []string{"file 12 ftp://u@h/d/12", "other -rw-r--r-- 1 0 0 5 Jan 02 2024 12 ftp://u@h/d/-rw-r--r--%201%200%200%205%20Jan%2002%202024%2012", "other weird ftp://u@h/d/weird"}
+	if !slices.Equal(got, want) {
+		t.Errorf("listEntries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestNameList(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	for p, want := range map[string][]string{
+		"/pub/;type=d":  {"other a " + srv.URL("/pub/a"), "other lines.txt " + srv.URL("/pub/lines.txt"), "other name with space.txt " + srv.URL("/pub/name%20with%20space.txt"), "other semi;colon.txt " + srv.URL("/pub/semi%3Bcolon.txt")},
+		"/pub/a;type=d": {"other b " + srv.URL("/pub/a/b")},
+	} {
+		resp, err := c.Fetch(t.Context(), srv.URL(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := entryLines(t, resp); !slices.Equal(got, want) {
+			t.Errorf("Fetch(%q) entries = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// loginServer is a fake server with more accounts: "nopass" needs no
+// password, "foo" has an empty one.
+func loginServer(t *testing.T) *fakeServer {
+	srv := newFakeServer(t)
+	srv.set(func() {
+		srv.noPassword["nopass"] = true
+		srv.users["foo"] = ""
+	})
+	return srv
+}
+
+func TestLogin(t *testing.T) {
+	t.Run("anonymous", func(t *testing.T) {
+		srv := loginServer(t)
+		c := newClient(t, &Driver{AnonymousPassword: "me@example.org"})
+		get(t, c, srv.URL("/readme.txt"))
+		cmds := srv.commands()
+		if cmds[0] != "USER anonymous" || cmds[1] != "PASS me@example.org" {
+			t.Errorf("login = %q, want USER anonymous, PASS me@example.org", cmds[:2])
+		}
+	})
+	t.Run("default anonymous password", func(t *testing.T) {
+		d := &Driver{}
+		if p := d.anonymousPassword(); !strings.Contains(p, "@") {
+			t.Errorf("anonymousPassword() = %q, want USER@HOST", p)
+		}
+	})
+	t.Run("user and password", func(t *testing.T) {
+		srv := loginServer(t)
+		c := newClient(t, nil)
+		if _, body := get(t, c, srv.URLAs("joe:secret", "/welcome.txt")); body != "welcome, joe\n" {
+			t.Errorf("body = %q", body)
+		}
+		srv.commands()
+	})
+	t.Run("wrong password", func(t *testing.T) {
+		srv := loginServer(t)
+		c := newClient(t, nil)
+		_, err := c.Fetch(t.Context(), srv.URLAs("joe:nope", "/welcome.txt"))
+		var re *ReplyError
+		if !errors.Is(err, fetch.ErrAuth) || !errors.As(err, &re) || re.Code != 530 || !strings.Contains(err.Error(), "Login incorrect") {
+			t.Errorf("error = %v, want ErrAuth with the server's 530 reply", err)
+		}
+		if strings.Contains(err.Error(), "nope") {
+			t.Errorf("error %q shows the password", err)
+		}
+		srv.commands()
+	})
+	t.Run("no password and no terminal", func(t *testing.T) {
+		srv := loginServer(t)
+		c := newClient(t, nil)
+		_, err := c.Fetch(t.Context(), srv.URLAs("joe", "/welcome.txt"))
+		if !errors.Is(err, fetch.ErrAuth) || !strings.Contains(err.Error(), "needs a password") {
+			t.Errorf("error = %v, want ErrAuth saying a password is needed", err)
+		}
+		srv.commands()
+	})
+	t.Run("prompt after 331", func(t *testing.T) {
+		srv := loginServer(t)
+		c := newClient(t, nil)
+		var asked []string
+		c.Prompt = func(ctx context.Context, prompt string) (string, error) {
+			asked = append(asked, prompt)
+			return "secret", nil
+		}
+		if _, body := get(t, c, srv.URLAs("joe", "/welcome.txt")); body != "welcome, joe\n" {
+			t.Errorf("body = %q", body)
+		}
+		if len(asked) != 1 {
+			t.Errorf("prompted %d times, want once", len(asked))
+		}
+		if cmds := srv.commands(); cmds[1] != "PASS secret" {
+			t.Errorf("sent %q, want PASS secret", cmds[1])
+		}
+		// The prompt is asked only when the server asks (331).
+		asked = nil
+		get(t, c, srv.URLAs("nopass", "/readme.txt"))
+		if len(asked) != 0 {
+			t.Errorf("prompted %q for a user the server took without a password", asked)
+		}
+		srv.commands()
+	})
+	t.Run("netrc", func(t *testing.T) {
+		srv := loginServer(t)
+		netrc := filepath.Join(t.TempDir(), "netrc")
+		host := strings.Split(srv.addr, ":")[0]
+		if err := os.WriteFile(netrc, []byte("machine "+host+" login joe password secret\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := newClient(t, nil)
+		c.NetrcFile = netrc
+		if _, body := get(t, c, srv.URLAs("joe", "/welcome.txt")); body != "welcome, joe\n" {
+			t.Errorf("body = %q", body)
+		}
+		srv.commands()
+	})
+	t.Run("empty user", func(t *testing.T) {
+		srv := loginServer(t)
+		// ftp://@host/: a user name that is empty, sent as it is; the
+		// server asks for a password, which the prompt gives. This
+		// server, like vsftpd, then refuses the login (503).
+		c := newClient(t, nil)
+		c.Prompt = func(context.Context, string) (string, error) { return "", nil }
+		_, err := c.Fetch(t.Context(), srv.URLAs("", "/readme.txt"))
+		if !errors.Is(err, fetch.ErrAuth) {
+			t.Errorf("error = %v, want ErrAuth", err)
+		}
+		if cmds := srv.commands(); cmds[0] != "USER " || cmds[1] != "PASS " {
+			t.Errorf("login = %q, want an empty USER and PASS", cmds[:2])
+		}
+	})
+	t.Run("empty password", func(t *testing.T) {
+		srv := loginServer(t)
+		// ftp://foo:@host/: an empty password, sent without a prompt.
+		c := newClient(t, nil)
+		c.Prompt = func(context.Context, string) (string, error) {
+			t.Error("prompted for a password the URL gives (empty)")
+			return "", nil
+		}
+		get(t, c, srv.URLAs("foo:", "/readme.txt"))
+		if cmds := srv.commands(); cmds[0] != "USER foo" || cmds[1] != "PASS " {
+			t.Errorf("login = %q, want USER foo, PASS with an empty argument", cmds[:2])
+		}
+	})
+}
+
+func TestErrors(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	_, err := c.Fetch(t.Context(), srv.URL("/pub/missing.txt"))
+	var re *ReplyError
+	if !errors.Is(err, fetch.ErrNotFound) || !errors.As(err, &re) || re.Code != 550 || !strings.Contains(err.Error(), "550 Failed to open file.") {
+		t.Errorf("missing file: error = %v, want ErrNotFound with the server's reply", err)
+	}
+	_, err = c.Fetch(t.Context(), srv.URL("/nodir/file.txt"))
+	if !errors.Is(err, fetch.ErrNotFound) || !strings.Contains(err.Error(), "CWD nodir") {
+		t.Errorf("missing directory: error = %v, want ErrNotFound naming CWD nodir", err)
+	}
+
+	busy := newFakeServer(t)
+	busy.set(func() { busy.greeting = "421 Too many users, try later." })
+	_, err = c.Fetch(t.Context(), busy.URL("/readme.txt"))
+	if !errors.Is(err, fetch.ErrConnect) || !errors.As(err, &re) || !re.Temporary() {
+		t.Errorf("421 greeting: error = %v, want ErrConnect and a temporary *ReplyError", err)
+	}
+
+	// Nothing is sent for a URL with a decoded CR or LF.
+	n := srv.connections()
+	_, err = c.Fetch(t.Context(), srv.URL("/a%0Ab/readme.txt"))
+	if !errors.Is(err, fetch.ErrUnsafe) || srv.connections() != n {
+		t.Errorf("LF in a segment: error %v, %d new connections; want ErrUnsafe before connecting", err, srv.connections()-n)
+	}
+}
+
+// A data connection that closes before SIZE's count is a broken transfer.
+func TestShortTransfer(t *testing.T) {
+	srv := newFakeServer(t)
+	srv.set(func() { srv.shortBy = 3 })
+	c := newClient(t, nil)
+	resp, err := c.Fetch(t.Context(), srv.URL("/readme.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, err = io.ReadAll(resp.Body)
+	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "8 of 11 bytes") {
+		t.Errorf("short transfer: error = %v, want ErrProtocol with the counts", err)
+	}
+}
+
+func TestResume(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	req, _ := c.NewRequest(srv.URL("/readme.txt"))
+	req.Offset = 7
+	resp, err := c.Do(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "ftp\n" || resp.Offset != 7 || resp.Length != 4 {
+		t.Errorf("resume at 7: %q Offset %d Length %d", b, resp.Offset, resp.Length)
+	}
+	if !slices.Contains(srv.commands(), "REST 7") {
+		t.Error("no REST 7 sent")
+	}
+	// A server without REST: the body starts at 0, and says so.
+	srv.set(func() { srv.noREST = true })
+	req, _ = c.NewRequest(srv.URL("/readme.txt"))
+	req.Offset = 7
+	resp, err = c.Do(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "hello, ftp\n" || resp.Offset != 0 {
+		t.Errorf("resume without REST: %q Offset %d, want the whole file from 0", b, resp.Offset)
+	}
+}
+
+func TestPASVFallback(t *testing.T) {
+	srv := newFakeServer(t)
+	srv.set(func() { srv.noEPSV = true })
+	c := newClient(t, nil)
+	if _, body := get(t, c, srv.URL("/readme.txt")); body != "hello, ftp\n" {
+		t.Errorf("body = %q", body)
+	}
+	if cmds := srv.commands(); !slices.Contains(cmds, "EPSV") || !slices.Contains(cmds, "PASV") {
+		t.Errorf("commands %q: want EPSV refused, then PASV", cmds)
+	}
+	srv.set(func() { srv.noEPSV = false })
+	c = newClient(t, &Driver{DisableEPSV: true})
+	get(t, c, srv.URL("/readme.txt"))
+	if cmds := srv.commands(); slices.Contains(cmds, "EPSV") {
+		t.Errorf("DisableEPSV: commands %q hold EPSV", cmds)
+	}
+}
+
+// RFC 1738 section 3.2.5: one control connection for several URLs.
+func TestReuse(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	get(t, c, srv.URL("/pub/a/b/nested.txt"))
+	srv.commands()
+	get(t, c, srv.URL("/pub/a/b/nested.txt"))
+	// The same directories: straight to the file.
+	if got, want := srv.commands(), []string{"SIZE nested.txt", "MDTM nested.txt", "EPSV", "RETR nested.txt"}; !slices.Equal(got, want) {
+		t.Errorf("second URL, same directories: sent %q, want %q", got, want)
+	}
+	get(t, c, srv.URL("/%2Fetc/motd"))
+	// Other directories: back to the entry directory first.
+	if got, want := srv.commands(), []string{"CWD /", "CWD /etc", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"}; !slices.Equal(got, want) {
+		t.Errorf("third URL: sent %q, want %q", got, want)
+	}
+	get(t, c, srv.URL("/readme.txt;type=a"))
+	if got, want := srv.commands(), []string{"CWD /", "TYPE A", "MDTM readme.txt", "EPSV", "RETR readme.txt"}; !slices.Equal(got, want) {
+		t.Errorf("fourth URL: sent %q, want %q", got, want)
+	}
+	// A refused file keeps the connection. Its RETR went out with EPSV,
+	// and the server may close the data port before the dial: the error
+	// is still the 550.
+	for range 3 {
+		if _, err := c.Fetch(t.Context(), srv.URL("/missing.txt")); !errors.Is(err, fetch.ErrNotFound) {
+			t.Errorf("missing.txt on a reused connection: error %v, want ErrNotFound", err)
+		}
+	}
+	get(t, c, srv.URL("/pub/"))
+	if n := srv.connections(); n != 1 {
+		t.Errorf("%d control connections for eight URLs, want 1", n)
+	}
+	// Another login is another connection.
+	get(t, c, srv.URLAs("joe:secret", "/welcome.txt"))
+	if n := srv.connections(); n != 2 {
+		t.Errorf("%d control connections after a URL with another login, want 2", n)
+	}
+	// Close quits the idle connections.
+	srv.commands()
+	c.Close()
+	waitFor(t, func() bool {
+		n := 0
+		for _, cmd := range srv.peek() {
+			if cmd == "QUIT" {
+				n++
+			}
+		}
+		return n == 2
+	})
+}
+
+// A connection the server closed while it was idle is replaced without
+// the caller seeing it.
+func TestReuseStale(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	get(t, c, srv.URL("/pub/lines.txt"))
+	srv.dropIdle(true)
+	for i, p := range []string{"/pub/lines.txt", "/readme.txt", "/pub/", "/etc/motd"} {
+		get(t, c, srv.URL(p))
+		srv.dropIdle(i%2 == 1)
+	}
+	if n := srv.connections(); n != 5 {
+		t.Errorf("%d connections, want 5 (one per fetch after each drop)", n)
+	}
+}
+
+func TestIdleConnTimeout(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, &Driver{IdleConnTimeout: 50 * time.Millisecond})
+	get(t, c, srv.URL("/readme.txt"))
+	waitFor(t, func() bool { return slices.Contains(srv.peek(), "QUIT") })
+
+	// Negative: no connection is kept.
+	c = newClient(t, &Driver{IdleConnTimeout: -1})
+	get(t, c, srv.URL("/readme.txt"))
+	get(t, c, srv.URL("/readme.txt"))
+	if n := srv.connections(); n != 3 {
+		t.Errorf("%d connections, want 3", n)
+	}
+}
+
+// Closing a body before its end drops the connection rather than reuse
+// it in the middle of a transfer.
+func TestCloseEarly(t *testing.T) {
+	srv := newFakeServer(t)
+	srv.set(func() { srv.files["/big.bin"] = strings.Repeat("x", 4<<20) })
+	c := newClient(t, nil)
+	resp, err := c.Fetch(t.Context(), srv.URL("/big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := resp.Body.Close(); err != nil {
+		t.Errorf("Close before the end = %v, want nil", err)
+	}
+	if _, body := get(t, c, srv.URL("/readme.txt")); body != "hello, ftp\n" {
+		t.Errorf("next fetch: %q", body)
+	}
+	if n := srv.connections(); n != 2 {
+		t.Errorf("%d connections, want 2", n)
+	}
+}
+
+// Fetches run at once each get their own connection.
+func TestConcurrent(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.Fetch(context.Background(), srv.URL("/pub/a/b/nested.txt"))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || string(b) != "nested\n" {
+				t.Errorf("concurrent fetch: %q %v", b, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestCRLFReader(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"a\r\nb\r\n", "a\nb\n"},
+		{"a\rb", "a\rb"},
+		{"\r", "\r"},
+		{"\r\r\n", "\r\n"},
+		{"x\r", "x\r"},
+		{"\r\n\r\n\r", "\n\n\r"},
+		{"no line ends", "no line ends"},
+	}
+	for _, tt := range tests {
+		for name, r := range map[string]io.Reader{
+			"whole":    strings.NewReader(tt.in),
+			"one byte": iotest.OneByteReader(strings.NewReader(tt.in)),
+			"half":     iotest.HalfReader(strings.NewReader(tt.in)),
+		} {
+			got, err := io.ReadAll(newCRLFReader(r))
+			if err != nil || string(got) != tt.want {
+				t.Errorf("crlfReader(%q) %s = %q, %v; want %q", tt.in, name, got, err, tt.want)
+			}
+		}
+		// Small reads of the output too.
+		got, err := io.ReadAll(iotest.OneByteReader(newCRLFReader(iotest.OneByteReader(strings.NewReader(tt.in)))))
+		if err != nil || string(got) != tt.want {
+			t.Errorf("crlfReader(%q) byte by byte = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestTraceMasksPassword(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	var lines []string
+	c.Trace = func(dir fetch.Direction, line string) { lines = append(lines, string(dir)+" "+line) }
+	// The trace hook runs in the fetching goroutine only.
+	get(t, c, srv.URLAs("joe:secret", "/welcome.txt"))
+	all := strings.Join(lines, "\n")
+	if strings.Contains(all, "secret") || !strings.Contains(all, "> PASS ***") {
+		t.Errorf("trace:\n%s\nwant PASS masked", all)
+	}
+	for _, want := range []string{"> USER joe", "< 331 Please specify the password.", "> RETR welcome.txt", "< 226 Transfer complete."} {
+		if !strings.Contains(all, want) {
+			t.Errorf("trace has no %q", want)
+		}
+	}
+}
+
+// The commands up to RETR go out in one write; the server sees them in
+// order either way.
+func TestPipelining(t *testing.T) {
+	srv := newFakeServer(t)
+	for _, d := range []*Driver{{}, {NoPipelining: true}, {DisableEPSV: true}} {
+		c := newClient(t, d)
+		var trace []string
+		c.Trace = func(dir fetch.Direction, line string) { trace = append(trace, string(dir)+" "+line) }
+		for range 2 {
+			if _, body := get(t, c, srv.URL("/pub/lines.txt")); body != "one\ntwo\r\nthree\rfour\n" {
+				t.Errorf("%+v: body %q", d, body)
+			}
+		}
+		data := "EPSV"
+		if d.DisableEPSV {
+			data = "PASV"
+		}
+		want := []string{"SIZE lines.txt", "MDTM lines.txt", data, "RETR lines.txt"}
+		if got := srv.commands(); !slices.Equal(got[len(got)-4:], want) {
+			t.Errorf("%+v: second fetch sent %q, want %q", d, got[len(got)-4:], want)
+		}
+		// The trace of the second fetch: the four commands before any
+		// reply, unless pipelining is off.
+		i := slices.Index(trace, "> SIZE lines.txt")
+		i = i + 1 + slices.Index(trace[i+1:], "> SIZE lines.txt")
+		pipelined := trace[i+1] == "> MDTM lines.txt" && trace[i+3] == "> RETR lines.txt"
+		if pipelined == d.NoPipelining {
+			t.Errorf("%+v: trace %q, pipelined = %v", d, trace[i:i+4], pipelined)
+		}
+	}
+	// A server that refuses EPSV: PASV from then on, pipelined too.
+	srv.set(func() { srv.noEPSV = true })
+	c := newClient(t, nil)
+	for range 3 {
+		get(t, c, srv.URL("/readme.txt"))
+	}
+	if got, want := srv.commands(), []string{"SIZE readme.txt", "MDTM readme.txt", "PASV", "RETR readme.txt"}; !slices.Equal(got[len(got)-4:], want) {
+		t.Errorf("after EPSV was refused: %q, want %q", got[len(got)-4:], want)
+	}
+}
