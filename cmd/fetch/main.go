@@ -65,12 +65,14 @@ Examples, one per scheme:
    fetch file:///etc/motd
    fetch -O https://example.org/dist/big.tar.gz
    fetch 'ftp://ftp.example.org/pub/%2Fetc/motd;type=a'
-   fetch gopher://gopher.example.org/1/                      (coming)
-   fetch 'gopher://gopher.example.org/7/search%09words'      (coming)
-   fetch --news-server news.example.org news:comp.lang.go    (coming)
-   fetch nntp://news.example.org/comp.lang.go/42             (coming)
-   fetch 'wais://wais.example.org/db?words'                  (coming)
-   echo hello | fetch mailto:someone@example.org             (coming)
+   fetch gopher://gopher.example.org/1/
+   fetch 'gopher://gopher.example.org/7/search%09words'
+   fetch 'gopher://gopher.example.org/0about%09%09!'          (Gopher+ attributes)
+   fetch --news-server news.example.org news:comp.lang.go
+   NNTPSERVER=news.example.org fetch news:12345@example.org
+   fetch nntp://news.example.org/comp.lang.go/42
+   fetch 'wais://wais.example.org/db?words'
+   echo hello | fetch --smtp-server mail.example.org:25 mailto:someone@example.org
    fetch telnet://bbs.example.org                            (coming)
    fetch parse 'ftp://joe@host/%2Fetc/motd;type=a'
    fetch resolve http://a/b/c/d ../g
