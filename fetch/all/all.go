@@ -9,6 +9,7 @@ package all
 import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/file"
+	"github.com/urlfetch/urlfetch/fetch/ftp"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
 	"github.com/urlfetch/urlfetch/fetch/http"
 	"github.com/urlfetch/urlfetch/fetch/mailto"
@@ -28,6 +29,7 @@ func NewClient() *fetch.Client {
 // Register registers every built-in driver with c.
 func Register(c *fetch.Client) {
 	c.Register("file", &file.Driver{})
+	c.Register("ftp", &ftp.Driver{})
 	c.Register("gopher", &gopher.Driver{})
 	h := &http.Driver{}
 	c.Register("http", h)
