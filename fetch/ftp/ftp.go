@@ -32,12 +32,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/textproto"
 	"os"
 	"os/user"
-	"path"
 	"strings"
 	"sync"
 	"syscall"
@@ -458,18 +456,6 @@ func (d *Driver) pipeline(s *session, typ ftp.TransferType, name string, off int
 	if len(cmds) > 1 {
 		s.ahead = cmds
 	}
-}
-
-// mediaType guesses the media type from the name's suffix, as RFC 1738
-// section 3.2.3 advises.
-func mediaType(name string, typ ftp.TransferType) string {
-	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
-		return t
-	}
-	if typ == ftp.TransferTypeASCII {
-		return "text/plain"
-	}
-	return "application/octet-stream"
 }
 
 // refused reports whether err is a permanent negative reply (5xx) to a

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"io"
 	"iter"
-	"mime"
-	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -170,7 +168,7 @@ func entryOf(pe *ftp.Entry, base uri.FTP) fetch.Entry {
 		e.Type = fetch.EntryFile
 		e.Size = int64(pe.Size)
 		e.URL = entryURL(base, []string{pe.Name}, false)
-		e.Media = mime.TypeByExtension(path.Ext(pe.Name))
+		e.Media = suffixType(pe.Name)
 	}
 	return e
 }
