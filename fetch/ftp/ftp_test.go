@@ -804,3 +804,33 @@ func TestPipelining(t *testing.T) {
 		t.Errorf("after EPSV was refused: %q, want %q", got[len(got)-4:], want)
 	}
 }
+
+func TestSuffixType(t *testing.T) {
+	for name, want := range map[string]string{
+		"README.txt":   "text/plain",
+		"linux.tar.gz": "application/gzip",
+		"old.tar.Z":    "application/x-compress",
+		"SHOUT.TXT":    "text/plain",
+		"Makefile":     "",
+	} {
+		if got := suffixType(name); got != want {
+			t.Errorf("suffixType(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// A URL with no path at all lists the entry directory.
+func TestHostOnly(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	for _, raw := range []string{srv.URL(""), srv.URL("/")} {
+		resp, err := c.Fetch(t.Context(), raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := entryLines(t, resp)
+		if resp.Kind != fetch.Listing || !slices.Contains(got, "file readme.txt "+srv.URL("/readme.txt")) {
+			t.Errorf("Fetch(%q) = %v %q, want a listing of the entry directory", raw, resp.Kind, got)
+		}
+	}
+}
