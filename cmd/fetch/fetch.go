@@ -130,7 +130,7 @@ func fetchOne(ctx context.Context, o *options, raw string, stdin io.Reader, stdo
 	req.Input = stdin
 	resp, err := o.client.Do(ctx, req)
 	if err != nil {
-		return err
+		return handOff(ctx, err, stdin, stdout, stderr)
 	}
 	defer resp.Body.Close()
 	masked := resp.URL.Redacted()

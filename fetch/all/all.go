@@ -14,6 +14,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch/http"
 	"github.com/urlfetch/urlfetch/fetch/mailto"
 	"github.com/urlfetch/urlfetch/fetch/nntp"
+	"github.com/urlfetch/urlfetch/fetch/telnet"
 	"github.com/urlfetch/urlfetch/fetch/wais"
 )
 
@@ -38,5 +39,9 @@ func Register(c *fetch.Client) {
 	n := &nntp.Driver{}
 	c.Register("news", n)
 	c.Register("nntp", n)
+	t := &telnet.Driver{}
+	c.Register("telnet", t)
+	c.Register("rlogin", t)
+	c.Register("tn3270", t)
 	c.Register("wais", &wais.Driver{})
 }
