@@ -73,7 +73,8 @@ Examples, one per scheme:
    fetch nntp://news.example.org/comp.lang.go/42
    fetch 'wais://wais.example.org/db?words'
    echo hello | fetch --smtp-server mail.example.org:25 mailto:someone@example.org
-   fetch telnet://bbs.example.org                            (coming)
+   fetch telnet://bbs.example.org
+   fetch --login telnet://guest:guest@bbs.example.org/
    fetch parse 'ftp://joe@host/%2Fetc/motd;type=a'
    fetch resolve http://a/b/c/d ../g
    fetch extract < message.txt
