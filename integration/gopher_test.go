@@ -731,37 +731,7 @@ func TestGopherConformance(t *testing.T) {
 	}
 }
 
-// gopherStall returns the URL of a listener that accepts and never
-// answers, for as long as the test runs.
+// gopherStall returns the URL of a server that accepts and never answers.
 func gopherStall(t testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		wg.Wait()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return "gopher://" + l.Addr().String() + "/0/stall"
+	return "gopher://" + silentServer(t) + "/0/stall"
 }

@@ -614,31 +614,8 @@ func TestMailtoConformance(t *testing.T) {
 		Missing: "mailto:nobody@localhost",
 		Denied:  "mailto:refused@localhost",
 		Stall: func(t testing.TB) string {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var conns []net.Conn
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				for {
-					nc, err := l.Accept()
-					if err != nil {
-						return
-					}
-					conns = append(conns, nc) // held open, never written to
-				}
-			}()
-			t.Cleanup(func() {
-				l.Close()
-				<-done
-				for _, nc := range conns {
-					nc.Close()
-				}
-			})
 			mu.Lock()
-			stalled[t] = l.Addr().String()
+			stalled[t] = silentServer(t)
 			mu.Unlock()
 			return "mailto:urlfetch@localhost?subject=stall"
 		},

@@ -684,42 +684,6 @@ func TestNewsCommand(t *testing.T) {
 	}
 }
 
-// silentServer accepts connections and never answers: a stalled NNTP
-// server for the conformance suite.
-func silentServer(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
 func TestNNTPConformance(t *testing.T) {
 	base := nntpBase(t)
 	fetchtest.Run(t, fetchtest.Opt{

@@ -406,32 +406,6 @@ func TestWAISCommandPrompt(t *testing.T) {
 	}
 }
 
-// waisStallServer accepts connections and never answers.
-func waisStallServer(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		var conns []net.Conn
-		defer func() {
-			for _, c := range conns {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); close(done) })
-	return ln.Addr().String()
-}
-
 func TestWAISConformanceZebra(t *testing.T) {
 	c, _ := waisClient(t, wais.DialectZ3950)
 	entries, _ := waisList(t, c, zebraDB(t)+"?flamingo")
@@ -451,7 +425,7 @@ func TestWAISConformanceZebra(t *testing.T) {
 		},
 		Missing: "wais://" + addr(t, "ZEBRA") + "/nosuchdb?flamingo",
 		Listing: zebraDB(t) + "?harnesscorpus",
-		Stall:   func(t testing.TB) string { return "wais://" + waisStallServer(t) + "/db?flamingo" },
+		Stall:   func(t testing.TB) string { return "wais://" + silentServer(t) + "/db?flamingo" },
 		Inject: []string{
 			zebraDB(t) + "?flamingo%0D%0Aheron",
 			"wais://" + addr(t, "ZEBRA") + "/harness%00x?flamingo",
