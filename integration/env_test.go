@@ -164,11 +164,19 @@ type cmdResult struct {
 	maxRSS         int64 // peak resident set size of the process, bytes (VmHWM)
 }
 
-// runFetch runs the fetch command in dir with args.
+// runFetch runs the fetch command in dir with args and an empty stdin.
 func runFetch(t testing.TB, dir string, args ...string) cmdResult {
+	t.Helper()
+	return runFetchInput(t, dir, "", args...)
+}
+
+// runFetchInput runs the fetch command in dir with input as its standard
+// input (a pipe, not a terminal).
+func runFetchInput(t testing.TB, dir, input string, args ...string) cmdResult {
 	t.Helper()
 	cmd := exec.Command(fetchBin, args...)
 	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(input)
 	peakFile := filepath.Join(t.TempDir(), "peak-rss")
 	cmd.Env = append(os.Environ(), "NETRC=/nonexistent", "URLFETCH_PEAK_RSS_FILE="+peakFile)
 	var out, errb strings.Builder
@@ -228,4 +236,29 @@ func silentServer(t testing.TB) string {
 		}
 	})
 	return ln.Addr().String()
+}
+
+// checkBigFile fetches the harness's 64 MiB file from rawURL with the
+// command and checks its bytes by SHA-256 and size, and the process's
+// peak RSS: a transfer that streams stays under 40 MiB whatever the size.
+func checkBigFile(t *testing.T, rawURL string) {
+	t.Helper()
+	dir := t.TempDir()
+	r := runFetch(t, dir, "-o", "big.bin", rawURL)
+	if r.code != 0 {
+		t.Fatalf("fetch -o big.bin %s: exit %d: %s", rawURL, r.code, r.stderr)
+	}
+	f, err := os.Open(filepath.Join(dir, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sum, n, err := sha256Of(f)
+	if err != nil || sum != env(t, "BIG_SHA256") || n != 64<<20 {
+		t.Errorf("big.bin from %s: %d bytes, sha256 %s, %v; want %s", rawURL, n, sum, err, env(t, "BIG_SHA256"))
+	}
+	t.Logf("peak RSS of fetch for 64 MiB from %s: %.1f MiB", rawURL, float64(r.maxRSS)/(1<<20))
+	if r.maxRSS <= 0 || r.maxRSS >= 40<<20 {
+		t.Errorf("peak RSS = %d bytes, want under 40 MiB", r.maxRSS)
+	}
 }

@@ -296,24 +296,7 @@ func TestGopherBinary(t *testing.T) {
 				t.Errorf("Type = %q, want application/octet-stream", resp.Type)
 			}
 
-			dir := t.TempDir()
-			r := runFetch(t, dir, "-o", "big.bin", s.url("/9/big.bin"))
-			if r.code != 0 {
-				t.Fatalf("fetch big.bin: exit %d: %s", r.code, r.stderr)
-			}
-			f, err := os.Open(filepath.Join(dir, "big.bin"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			sum, n, err := sha256Of(f)
-			if err != nil || sum != env(t, "BIG_SHA256") || strconv.FormatInt(n, 10) != env(t, "BIG_SIZE") {
-				t.Errorf("big.bin: %d bytes, sha256 %s, %v; want %s", n, sum, err, env(t, "BIG_SHA256"))
-			}
-			t.Logf("peak RSS of fetch for 64 MiB over gopher: %.1f MiB", float64(r.maxRSS)/(1<<20))
-			if r.maxRSS <= 0 || r.maxRSS >= 40<<20 {
-				t.Errorf("peak RSS = %d bytes, want under 40 MiB", r.maxRSS)
-			}
+			checkBigFile(t, s.url("/9/big.bin"))
 		})
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/mail"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"regexp"
@@ -627,27 +626,6 @@ func TestMailtoConformance(t *testing.T) {
 	})
 }
 
-// mailtoRun runs the fetch command with stdin.
-func mailtoRun(t *testing.T, stdin string, args ...string) cmdResult {
-	t.Helper()
-	cmd := exec.Command(fetchBin, args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "NETRC=/nonexistent")
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := cmdResult{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running fetch %q: %v", args, err)
-	}
-	return r
-}
-
 // TestMailtoCommand runs the fetch command as a user does: the message
 // on standard input or in a --body file, one line saying where it went,
 // and a non-zero exit code for a refused recipient.
@@ -657,7 +635,7 @@ func TestMailtoCommand(t *testing.T) {
 
 	t.Run("stdin", func(t *testing.T) {
 		token := mailtoToken(t)
-		r := mailtoRun(t, "from stdin\n.dot\n", "--smtp-server", smtpAddr, "--from", "cli@localhost", "--subject", token, "mailto:urlfetch@localhost")
+		r := runFetchInput(t, t.TempDir(), "from stdin\n.dot\n", "--smtp-server", smtpAddr, "--from", "cli@localhost", "--subject", token, "mailto:urlfetch@localhost")
 		if r.code != 0 {
 			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -679,7 +657,7 @@ func TestMailtoCommand(t *testing.T) {
 		if err := os.WriteFile(file, []byte("Subject: "+token+"\nFrom: cli@localhost\n\nfrom the file\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := mailtoRun(t, "NOT THE MESSAGE\n", "--smtp-server", smtpAddr, "--from", "cli@localhost", "--body", file, "mailto:urlfetch@localhost")
+		r := runFetchInput(t, t.TempDir(), "NOT THE MESSAGE\n", "--smtp-server", smtpAddr, "--from", "cli@localhost", "--body", file, "mailto:urlfetch@localhost")
 		if r.code != 0 || !sentLine.MatchString(r.stderr) {
 			t.Fatalf("exit %d, stderr %q; want 0 and the sent line", r.code, r.stderr)
 		}
@@ -691,7 +669,7 @@ func TestMailtoCommand(t *testing.T) {
 
 	t.Run("refused recipient", func(t *testing.T) {
 		token := mailtoToken(t)
-		r := mailtoRun(t, "x\n", "-v", "--smtp-server", smtpAddr, "--from", "cli@localhost", "--subject", token, "mailto:urlfetch@localhost,refused@localhost")
+		r := runFetchInput(t, t.TempDir(), "x\n", "-v", "--smtp-server", smtpAddr, "--from", "cli@localhost", "--subject", token, "mailto:urlfetch@localhost,refused@localhost")
 		if r.code != 5 {
 			t.Errorf("exit %d, want 5 (not authorized: 554 5.7.1)", r.code)
 		}
@@ -706,7 +684,7 @@ func TestMailtoCommand(t *testing.T) {
 	t.Run("smtp-user without AUTH", func(t *testing.T) {
 		// postfix here offers no AUTH: the login the user asked for
 		// cannot happen, and nothing is sent.
-		r := mailtoRun(t, "x\n", "-v", "--smtp-server", smtpAddr, "--smtp-user", "ann", "mailto:urlfetch@localhost")
+		r := runFetchInput(t, t.TempDir(), "x\n", "-v", "--smtp-server", smtpAddr, "--smtp-user", "ann", "mailto:urlfetch@localhost")
 		if r.code != 5 || !strings.Contains(r.stderr, "offers no AUTH, cannot log in as ann") {
 			t.Errorf("exit %d, stderr %q; want 5 and no AUTH", r.code, r.stderr)
 		}
@@ -716,7 +694,7 @@ func TestMailtoCommand(t *testing.T) {
 	})
 
 	t.Run("bad from", func(t *testing.T) {
-		r := mailtoRun(t, "x\n", "--smtp-server", smtpAddr, "--from", "not an address", "mailto:urlfetch@localhost")
+		r := runFetchInput(t, t.TempDir(), "x\n", "--smtp-server", smtpAddr, "--from", "not an address", "mailto:urlfetch@localhost")
 		if r.code != 2 || !strings.Contains(r.stderr, "--from") {
 			t.Errorf("exit %d, stderr %q; want 2, a usage error about --from", r.code, r.stderr)
 		}

@@ -273,32 +273,10 @@ func TestTelnetClosedPort(t *testing.T) {
 	if !errors.Is(err, fetch.ErrConnect) {
 		t.Errorf("Fetch(%q) error = %v, want ErrConnect", raw, err)
 	}
-	r := runFetchInput(t, "", raw)
+	r := runFetchInput(t, t.TempDir(), "", raw)
 	if r.code != 10 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "connect") {
 		t.Errorf("fetch %s: exit %d, stderr %q; want 10 and one line saying it cannot connect", raw, r.code, r.stderr)
 	}
-}
-
-// runFetchInput runs the fetch command with input as its standard input
-// (a pipe, not a terminal).
-func runFetchInput(t testing.TB, input string, args ...string) cmdResult {
-	t.Helper()
-	cmd := exec.Command(fetchBin, args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "NETRC=/nonexistent")
-	cmd.Stdin = strings.NewReader(input)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := cmdResult{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running fetch %q: %v", args, err)
-	}
-	return r
 }
 
 // Acceptance 2 (pipe mode) and 3 through the command: the input is sent
@@ -307,7 +285,7 @@ func runFetchInput(t testing.TB, input string, args ...string) cmdResult {
 func TestTelnetCLILoginPipe(t *testing.T) {
 	password := env(t, "TELNET_PASSWORD")
 	start := time.Now()
-	r := runFetchInput(t, "whoami\necho lingering here\n", "-v", "--login", telnetURL(t, true))
+	r := runFetchInput(t, t.TempDir(), "whoami\necho lingering here\n", "-v", "--login", telnetURL(t, true))
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr %q", r.code, r.stderr)
 	}
@@ -343,7 +321,7 @@ func TestTelnetCLILoginPipe(t *testing.T) {
 // Without --login the input is the whole conversation, login included.
 func TestTelnetCLIPipeWithoutLogin(t *testing.T) {
 	input := env(t, "TELNET_USER") + "\n" + env(t, "TELNET_PASSWORD") + "\nhostname\n"
-	r := runFetchInput(t, input, telnetURL(t, false))
+	r := runFetchInput(t, t.TempDir(), input, telnetURL(t, false))
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr %q", r.code, r.stderr)
 	}

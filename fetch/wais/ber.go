@@ -175,6 +175,24 @@ func parseElementDepth(b []byte, depth int) (element, []byte, error) {
 	}
 }
 
+// eachContextField calls fn for each context-class field of a constructed
+// element, stopping at the first error: the loop every APDU decoder shares.
+func eachContextField(e element, fn func(f element) error) error {
+	fs, err := children(e.Content)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		if f.Class != classContext {
+			continue
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // children decodes the elements of a constructed element's contents.
 func children(content []byte) ([]element, error) {
 	var out []element

@@ -169,15 +169,7 @@ func (m *zInit) marshal() []byte {
 
 func decodeZInit(e element) (*zInit, error) {
 	m := &zInit{Response: e.Tag == apduInitResponse}
-	fs, err := children(e.Content)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fs {
-		if f.Class != classContext {
-			continue
-		}
-		var err error
+	err := eachContextField(e, func(f element) (err error) {
 		switch f.Tag {
 		case zRefID:
 			m.RefID, err = stringValue(f)
@@ -203,9 +195,10 @@ func decodeZInit(e element) (*zInit, error) {
 				m.ImplVersion = string(s)
 			}
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -354,15 +347,7 @@ func (m *zSearch) marshal() []byte {
 
 func decodeZSearch(e element) (*zSearch, error) {
 	m := &zSearch{}
-	fs, err := children(e.Content)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fs {
-		if f.Class != classContext {
-			continue
-		}
-		var err error
+	err := eachContextField(e, func(f element) (err error) {
 		switch f.Tag {
 		case zRefID:
 			m.RefID, err = stringValue(f)
@@ -384,16 +369,17 @@ func decodeZSearch(e element) (*zSearch, error) {
 			for _, d := range dbs {
 				s, err := stringValue(d)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				m.Databases = append(m.Databases, string(s))
 			}
 		case zQuery:
 			err = m.decodeQuery(f)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if m.Query == nil {
 		return nil, berError("SearchRequest without a type-1 query")
@@ -704,15 +690,7 @@ func (m *zSearchResponse) marshal() []byte {
 
 func decodeZSearchResponse(e element) (*zSearchResponse, error) {
 	m := &zSearchResponse{PresentStatus: -1}
-	fs, err := children(e.Content)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fs {
-		if f.Class != classContext {
-			continue
-		}
-		var err error
+	err := eachContextField(e, func(f element) (err error) {
 		switch f.Tag {
 		case zRefID:
 			m.RefID, err = stringValue(f)
@@ -733,9 +711,10 @@ func decodeZSearchResponse(e element) (*zSearchResponse, error) {
 		case zAdditionalSearch:
 			m.Additional = tlv(f.Class, f.Constructed, f.Tag, f.Content)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -770,15 +749,7 @@ func (m *zPresent) marshal() []byte {
 
 func decodeZPresent(e element) (*zPresent, error) {
 	m := &zPresent{}
-	fs, err := children(e.Content)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fs {
-		if f.Class != classContext {
-			continue
-		}
-		var err error
+	err := eachContextField(e, func(f element) (err error) {
 		switch f.Tag {
 		case zRefID:
 			m.RefID, err = stringValue(f)
@@ -801,9 +772,10 @@ func decodeZPresent(e element) (*zPresent, error) {
 		case zRecordSyntax:
 			m.Syntax, err = oidValue(element{Content: f.Content})
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -832,15 +804,7 @@ func (m *zPresentResponse) marshal() []byte {
 
 func decodeZPresentResponse(e element) (*zPresentResponse, error) {
 	m := &zPresentResponse{}
-	fs, err := children(e.Content)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fs {
-		if f.Class != classContext {
-			continue
-		}
-		var err error
+	err := eachContextField(e, func(f element) (err error) {
 		switch f.Tag {
 		case zRefID:
 			m.RefID, err = stringValue(f)
@@ -853,9 +817,10 @@ func decodeZPresentResponse(e element) (*zPresentResponse, error) {
 		case zResponseRecords, zNonSurrogateDiag, zMultipleDiags:
 			err = m.zRecords.decode(f)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
