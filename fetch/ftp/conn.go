@@ -58,7 +58,7 @@ type session struct {
 	lastReply  string // the last complete reply line
 	lastPrelim string // the last preliminary (1xx) reply line
 
-	capture *bytes.Buffer // the raw bytes of a listing's data connection
+	listCmd string // the listing command that listMarker stands for
 
 	// Pipelining: ahead are the commands to send together when
 	// jlaffaye/ftp sends the first of them; sent are those of them on the
@@ -71,6 +71,11 @@ type session struct {
 
 	timer *time.Timer // closes the session when it has been idle too long
 }
+
+// listMarker is the name of the RETR that stands for a listing command
+// (LIST, MLSD, NLST): the control connection sends session.listCmd in its
+// place. A URL cannot carry it: a NUL in a name is refused.
+const listMarker = "\x00urlfetch: list\x00"
 
 // askPassword stands for the password of a login whose URL has none: the
 // control connection replaces it when it is sent, that is only after the
@@ -215,9 +220,6 @@ func (s *session) dial(network, addr string) (net.Conn, error) {
 			return failedConn{err}, nil
 		}
 		return nil, err
-	}
-	if s.capture != nil {
-		return &captureConn{Conn: c, buf: s.capture}, nil
 	}
 	return c, nil
 }
@@ -420,6 +422,14 @@ func (c *lineConn) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	line := strings.TrimSuffix(string(p), "\r\n")
+	if s.listCmd != "" {
+		switch line {
+		case "RETR " + listMarker:
+			return c.rewrite(len(p), s.listCmd)
+		case "PRET RETR " + listMarker:
+			return c.rewrite(len(p), "PRET "+s.listCmd)
+		}
+	}
 	if len(s.sent) > 0 {
 		// A command pipelined earlier: on the wire already.
 		if line != s.sent[0] {
@@ -449,6 +459,15 @@ func (c *lineConn) Write(p []byte) (int, error) {
 	s.ahead = nil
 	s.sawOut(p)
 	return c.Conn.Write(p)
+}
+
+// rewrite sends line in place of the n bytes jlaffaye/ftp wrote.
+func (c *lineConn) rewrite(n int, line string) (int, error) {
+	c.s.sawOut([]byte(line + "\r\n"))
+	if _, err := io.WriteString(c.Conn, line+"\r\n"); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // RemoteAddr is the peer's address; jlaffaye/ftp needs a *net.TCPAddr,
@@ -528,15 +547,3 @@ func (c failedConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
 func (c failedConn) SetDeadline(time.Time) error      { return nil }
 func (c failedConn) SetReadDeadline(time.Time) error  { return nil }
 func (c failedConn) SetWriteDeadline(time.Time) error { return nil }
-
-// captureConn keeps a copy of what a listing's data connection reads.
-type captureConn struct {
-	*fetch.Conn
-	buf *bytes.Buffer
-}
-
-func (c *captureConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	c.buf.Write(p[:n])
-	return n, err
-}

@@ -411,7 +411,7 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 		want = size - off
 		resp.Length = want
 	}
-	b := &body{d: d, s: s, r: r, want: want, name: p.name}
+	b := &body{d: d, s: s, r: r, want: want, cmd: "RETR " + p.name}
 	b.src = r
 	if typ == ftp.TransferTypeASCII {
 		b.src = newCRLFReader(r)
@@ -507,8 +507,8 @@ type body struct {
 	s    *session
 	r    *ftp.Response
 	src  io.Reader
-	name string
-	want int64 // bytes to come, -1 unknown
+	cmd  string // RETR name, LIST, MLSD or NLST: for errors
+	want int64  // bytes to come, -1 unknown
 	n    int64
 
 	mu     sync.Mutex
@@ -538,7 +538,7 @@ func (b *body) Read(p []byte) (int, error) {
 		return n, b.finish()
 	case err != nil:
 		b.abort()
-		b.err = b.s.fail("RETR "+b.name, err)
+		b.err = b.s.fail(b.cmd, err)
 		return n, b.err
 	}
 	return n, nil
@@ -550,11 +550,11 @@ func (b *body) finish() error {
 	b.done = true
 	if b.want >= 0 && b.n != b.want {
 		b.abort()
-		b.err = fetch.Errorf(fetch.ErrProtocol, "ftp: RETR %s: the data connection closed after %d of %d bytes", b.name, b.n, b.want)
+		b.err = fetch.Errorf(fetch.ErrProtocol, "ftp: %s: the data connection closed after %d of %d bytes", b.cmd, b.n, b.want)
 		return b.err
 	}
 	if err := b.r.Close(); err != nil {
-		b.err = b.s.fail("RETR "+b.name, err)
+		b.err = b.s.fail(b.cmd, err)
 		b.d.release(b.s, b.err)
 		return b.err
 	}

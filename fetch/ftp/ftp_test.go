@@ -3,6 +3,7 @@ package ftp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/jlaffaye/ftp"
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/uri"
@@ -332,19 +332,75 @@ func TestListingKeepsUnparsedLines(t *testing.T) {
 	}
 }
 
-func TestListEntriesAlignment(t *testing.T) {
+// Each listing format, line by line: what the parsers make of the lines
+// of real servers, and that a line of no known format is kept.
+func TestListEntriesFormats(t *testing.T) {
 	base := dirURL(&uri.FTP{Login: uri.Login{Host: "h", User: "u", HasUser: true, Password: "p", HasPassword: true}}, []string{"d"})
-	raw := "garbage 12\n-rw-r--r-- 1 0 0 5 Jan 02 2024 12\nweird\n"
-	parsed := []*ftp.Entry{{Name: "12", Type: ftp.EntryTypeFile, Size: 5}}
-	var got []string
-	for e := range listEntries(strings.NewReader(raw), parsed, base) {
-		got = append(got, e.Type.String()+" "+e.Name+" "+e.URL)
+	now := time.Date(2024, time.March, 10, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		mlsd bool
+		line string
+		want string // type name size time url
+	}{
+		{false, "-rw-r--r--    1 0        0              10 Jan 02  2023 plain.txt", "file plain.txt 10 2023-01-02T00:00 ftp://u@h/d/plain.txt"},
+		{false, "-rw-r--r--    1 ftp      ftp            10 Mar 09 11:30 recent.txt", "file recent.txt 10 2024-03-09T11:30 ftp://u@h/d/recent.txt"},
+		{false, "-rw-r--r--    1 ftp      ftp            10 Dec 24 11:30 lastyear.txt", "file lastyear.txt 10 2023-12-24T11:30 ftp://u@h/d/lastyear.txt"},
+		{false, "-rw-r--r--    1 ftp      ftp            10 Jan 02  2023  two  spaces ", "file  two  spaces  10 2023-01-02T00:00 ftp://u@h/d/%20two%20%20spaces%20"},
+		{false, "-rw-r--r-- 1 owner 7 Jan 02 2023 nogroup", "file nogroup 7 2023-01-02T00:00 ftp://u@h/d/nogroup"},
+		{false, "drwxr-xr-x    2 0        0            4096 Jan 02  2023 sub dir", "dir sub dir -1 2023-01-02T00:00 ftp://u@h/d/sub%20dir/"},
+		{false, "lrwxrwxrwx    1 0        0               9 Jan 02  2023 latest -> plain.txt", "link latest 9 2023-01-02T00:00 ftp://u@h/d/latest"},
+		{false, "crw-rw-rw-    1 0        0          1,   3 Jan 02  2023 null", "other null -1 2023-01-02T00:00 ftp://u@h/d/null"},
+		{false, "01-16-02  11:14AM       <DIR>          eps group", "dir eps group -1 2002-01-16T11:14 ftp://u@h/d/eps%20group/"},
+		{false, "06-05-2002  03:47PM                370 readme.txt", "file readme.txt 370 2002-06-05T15:47 ftp://u@h/d/readme.txt"},
+		{false, "06-05-02  12:05AM                  1 midnight", "file midnight 1 2002-06-05T00:05 ftp://u@h/d/midnight"},
+		{false, "+i8388621.48594,m825718503,r,s280,\tdjb.html", "file djb.html 280 1996-03-01T22:15 ftp://u@h/d/djb.html"},
+		{false, "+i8388621.50690,m824255907,/,\t514", "dir 514 -1 1996-02-13T23:58 ftp://u@h/d/514/"},
+		{false, "this line is no listing format", "other this line is no listing format -1 - ftp://u@h/d/this%20line%20is%20no%20listing%20format"},
+		{false, "total 12", ""},
+		{true, "type=file;size=1024;modify=20240102030405.123; notes.txt", "file notes.txt 1024 2024-01-02T03:04 ftp://u@h/d/notes.txt"},
+		{true, "Type=dir;Modify=20240102030405; a dir", "dir a dir -1 2024-01-02T03:04 ftp://u@h/d/a%20dir/"},
+		{true, "type=OS.unix=slink:/pub/x;size=5; ln", "link ln 5 - ftp://u@h/d/ln"},
+		{true, "type=cdir; .", ""},
+		{true, "type=pdir; ..", ""},
+		{true, "nofacts", "other nofacts -1 - ftp://u@h/d/nofacts"},
+	} {
+		var got []string
+		for e, err := range listEntries(strings.NewReader(tc.line+"\r\n"), tc.mlsd, base, now) {
+			if err != nil {
+				t.Fatalf("%q: %v", tc.line, err)
+			}
+			tm := "-"
+			if !e.Time.IsZero() {
+				tm = e.Time.Format("2006-01-02T15:04")
+			}
+			got = append(got, fmt.Sprintf("%s %s %d %s %s", e.Type, e.Name, e.Size, tm, e.URL))
+		}
+		want := []string{}
+		if tc.want != "" {
+			want = []string{tc.want}
+		}
+		if got == nil {
+			got = []string{}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", tc.line, got, want)
+		}
 	}
-	// "garbage 12" ends with the name too: the alignment takes the first
-	// line that does. The password never shows in an entry's URL.
-	want := []string{"file 12 ftp://u@h/d/12", "other -rw-r--r-- 1 0 0 5 Jan 02 2024 12 ftp://u@h/d/-rw-r--r--%201%200%200%205%20Jan%2002%202024%2012", "other weird ftp://u@h/d/weird"}
-	if !slices.Equal(got, want) {
-		t.Errorf("listEntries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+}
+
+// A listing line longer than the bound is an error, not an unbounded
+// buffer.
+func TestListEntriesLongLine(t *testing.T) {
+	base := dirURL(&uri.FTP{Login: uri.Login{Host: "h"}}, nil)
+	raw := "-rw-r--r-- 1 0 0 5 Jan 02 2024 a\r\n" + strings.Repeat("x", maxLine+1) + "\r\n"
+	var n int
+	var last error
+	for _, err := range listEntries(strings.NewReader(raw), false, base, time.Now()) {
+		n++
+		last = err
+	}
+	if n != 2 || !errors.Is(last, fetch.ErrProtocol) {
+		t.Errorf("got %d results, last error %v; want one entry and an ErrProtocol", n, last)
 	}
 }
 

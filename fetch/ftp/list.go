@@ -2,14 +2,12 @@ package ftp
 
 import (
 	"bufio"
-	"bytes"
+	"errors"
 	"io"
 	"iter"
-	"regexp"
 	"strings"
-	"sync"
+	"time"
 
-	"github.com/jlaffaye/ftp"
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/uri"
 )
@@ -22,67 +20,65 @@ const ListingType = "text/plain"
 // with MLSD when the server offers it, else LIST. dirs are the URL
 // segments of the directory, for the entries' URLs.
 //
-// The Body is the raw listing; jlaffaye/ftp parses it (Unix ls -l, DOS
-// and IIS, EPLF-like hosted formats, MLSD facts), and a line it cannot
-// parse is kept as a name-only entry.
+// The Body is the data connection, the server's raw listing as it comes;
+// Entries parses it line by line (Unix ls -l, DOS and IIS, EPLF, MLSD
+// facts), and a line of no known format is kept as a name-only entry.
 func (d *Driver) list(s *session, f *uri.FTP, dirs []string, arg string) (*fetch.Response, error) {
-	var raw bytes.Buffer
-	s.capture = &raw
-	entries, err := s.sc.List(arg)
-	s.capture = nil
+	cmd := "LIST"
+	mlsd := s.sc.IsTimePreciseInList()
+	if mlsd {
+		cmd = "MLSD"
+	}
+	if arg != "" {
+		cmd += " " + arg
+	}
+	resp, err := d.listing(s, cmd)
 	if err != nil {
-		cmd := "LIST"
-		if s.sc.IsTimePreciseInList() {
-			cmd = "MLSD"
-		}
-		if arg != "" {
-			cmd += " " + arg
-		}
-		return nil, s.fail(cmd, err)
+		return nil, err
 	}
-	reply := s.lastPrelim
-	d.release(s, nil)
 	base := dirURL(f, dirs)
-	resp := &fetch.Response{
-		Kind:   fetch.Listing,
-		Type:   ListingType,
-		Length: int64(raw.Len()),
-		Meta:   fetch.Meta{"Ftp-Reply": {reply}},
-		Body:   newBytesBody(raw.Bytes()),
-	}
 	resp.SetEntries(func(r io.Reader) iter.Seq2[fetch.Entry, error] {
-		return listEntries(r, entries, base)
+		return listEntries(r, mlsd, base, time.Now())
 	})
 	return resp, nil
 }
 
 // nameList runs NLST for ";type=d": a listing of names only.
 func (d *Driver) nameList(s *session, f *uri.FTP, p plan) (*fetch.Response, error) {
-	var raw bytes.Buffer
-	s.capture = &raw
-	_, err := s.sc.NameList(p.name)
-	s.capture = nil
+	cmd := "NLST"
+	if p.name != "" {
+		cmd += " " + p.name
+	}
+	resp, err := d.listing(s, cmd)
 	if err != nil {
-		cmd := "NLST"
-		if p.name != "" {
-			cmd += " " + p.name
-		}
-		return nil, s.fail(cmd, err)
+		return nil, err
 	}
-	reply := s.lastPrelim
-	d.release(s, nil)
 	base := dirURL(f, p.base)
-	resp := &fetch.Response{
-		Kind:   fetch.Listing,
-		Type:   ListingType,
-		Length: int64(raw.Len()),
-		Meta:   fetch.Meta{"Ftp-Reply": {reply}},
-		Body:   newBytesBody(raw.Bytes()),
-	}
 	resp.SetEntries(func(r io.Reader) iter.Seq2[fetch.Entry, error] {
 		return nameEntries(r, base)
 	})
 	return resp, nil
+}
+
+// listing sends cmd (LIST, MLSD or NLST) and returns a Listing whose Body
+// streams the data connection. jlaffaye/ftp's List and NameList would
+// read the whole listing into memory first; its Retr streams, so the
+// listing goes through Retr with listMarker as the name, which the
+// control connection replaces with cmd on the wire.
+func (d *Driver) listing(s *session, cmd string) (*fetch.Response, error) {
+	s.listCmd = cmd
+	r, err := s.sc.Retr(listMarker)
+	s.listCmd = ""
+	if err != nil {
+		return nil, s.fail(cmd, err)
+	}
+	return &fetch.Response{
+		Kind:   fetch.Listing,
+		Type:   ListingType,
+		Length: -1,
+		Meta:   fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
+		Body:   &body{d: d, s: s, r: r, src: r, want: -1, cmd: cmd},
+	}, nil
 }
 
 // dirURL is the URL of a directory of f's server, with f's user but not
@@ -105,70 +101,61 @@ func entryURL(base uri.FTP, segs []string, dir bool) string {
 	return u.String()
 }
 
-// totalLine is the "total N" line of ls -l: a summary, not an entry.
-var totalLine = regexp.MustCompile(`^total [0-9]+$`)
-
-// listEntries walks the raw listing in r line by line beside the entries
-// jlaffaye/ftp parsed from the same bytes, in the same order: a line that
-// ends with the next parsed entry's name is that entry, any other line a
-// name-only entry.
-func listEntries(r io.Reader, parsed []*ftp.Entry, base uri.FTP) iter.Seq2[fetch.Entry, error] {
+// listEntries parses the raw listing in r line by line: MLSD facts when
+// mlsd, else the LIST formats. now dates ls -l's times without a year.
+func listEntries(r io.Reader, mlsd bool, base uri.FTP, now time.Time) iter.Seq2[fetch.Entry, error] {
 	return func(yield func(fetch.Entry, error) bool) {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(nil, maxLine)
 		for sc.Scan() {
 			line := strings.TrimRight(sc.Text(), "\r")
-			if strings.TrimSpace(line) == "" || totalLine.MatchString(line) {
+			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			var e fetch.Entry
-			if len(parsed) > 0 && lineOf(line, parsed[0]) {
-				e = entryOf(parsed[0], base)
-				parsed = parsed[1:]
+			var l listLine
+			if mlsd {
+				l = parseMLSD(line)
 			} else {
-				e = fetch.Entry{Name: line, Type: fetch.EntryOther, Size: -1, URL: entryURL(base, []string{line}, false)}
+				l = parseLIST(line, now)
 			}
-			if e.Name == "." || e.Name == ".." {
+			if l.skip || l.name == "." || l.name == ".." {
 				continue
 			}
-			if !yield(e, nil) {
+			if !yield(entryOf(l, base), nil) {
 				return
 			}
 		}
 		if err := sc.Err(); err != nil {
-			yield(fetch.Entry{}, err)
+			yield(fetch.Entry{}, listError(err))
 		}
 	}
 }
 
-// lineOf reports whether line is the one e was parsed from: it ends with
-// the name (and a link's target) after a space.
-func lineOf(line string, e *ftp.Entry) bool {
-	name := e.Name
-	if e.Type == ftp.EntryTypeLink && e.Target != "" {
-		name += " -> " + e.Target
+// listError is the error of a listing whose lines could not be read.
+func listError(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fetch.Errorf(fetch.ErrProtocol, "ftp: a listing line is longer than %d bytes", maxLine)
 	}
-	return len(line) > len(name) && strings.HasSuffix(line, name) && line[len(line)-len(name)-1] == ' '
+	return err
 }
 
-// entryOf converts a parsed entry.
-func entryOf(pe *ftp.Entry, base uri.FTP) fetch.Entry {
-	e := fetch.Entry{Name: pe.Name, Size: -1, Time: pe.Time}
-	switch pe.Type {
-	case ftp.EntryTypeFolder:
-		e.Type = fetch.EntryDir
-		e.URL = entryURL(base, []string{pe.Name}, true)
-	case ftp.EntryTypeLink:
-		e.Type = fetch.EntryLink
-		e.URL = entryURL(base, []string{pe.Name}, false)
-		if pe.Target != "" {
-			e.Title = pe.Name + " -> " + pe.Target
+// entryOf converts a parsed line.
+func entryOf(l listLine, base uri.FTP) fetch.Entry {
+	e := fetch.Entry{Name: l.name, Type: l.typ, Size: l.size, Time: l.time}
+	switch l.typ {
+	case fetch.EntryDir:
+		e.Size = -1
+		e.URL = entryURL(base, []string{l.name}, true)
+	case fetch.EntryLink:
+		e.URL = entryURL(base, []string{l.name}, false)
+		if l.target != "" {
+			e.Title = l.name + " -> " + l.target
 		}
+	case fetch.EntryFile:
+		e.URL = entryURL(base, []string{l.name}, false)
+		e.Media = suffixType(l.name)
 	default:
-		e.Type = fetch.EntryFile
-		e.Size = int64(pe.Size)
-		e.URL = entryURL(base, []string{pe.Name}, false)
-		e.Media = suffixType(pe.Name)
+		e.URL = entryURL(base, []string{l.name}, false)
 	}
 	return e
 }
@@ -197,33 +184,7 @@ func nameEntries(r io.Reader, base uri.FTP) iter.Seq2[fetch.Entry, error] {
 			}
 		}
 		if err := sc.Err(); err != nil {
-			yield(fetch.Entry{}, err)
+			yield(fetch.Entry{}, listError(err))
 		}
 	}
-}
-
-// bytesBody is a listing's Body: bytes already read, so closing it ends
-// nothing but further reads.
-type bytesBody struct {
-	mu     sync.Mutex
-	r      *bytes.Reader
-	closed bool
-}
-
-func newBytesBody(b []byte) *bytesBody { return &bytesBody{r: bytes.NewReader(b)} }
-
-func (b *bytesBody) Read(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return 0, errClosed
-	}
-	return b.r.Read(p)
-}
-
-func (b *bytesBody) Close() error {
-	b.mu.Lock()
-	b.closed = true
-	b.mu.Unlock()
-	return nil
 }
