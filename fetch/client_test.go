@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -277,3 +278,32 @@ func TestTransport(t *testing.T) {
 		t.Errorf("GET x-missing://h/a status = %d, want 404", resp.StatusCode)
 	}
 }
+
+func TestTemporary(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{Errorf(ErrTimeout, "idle"), true},
+		{Errorf(ErrConnect, "refused"), true},
+		{&Error{Op: "read", URL: "http://h/", Err: io.ErrUnexpectedEOF}, true},
+		{fmt.Errorf("ftp: RETR x: %w", tempErr(true)), true},
+		{fmt.Errorf("ftp: RETR x: %w", tempErr(false)), false},
+		{Errorf(ErrNotFound, "550"), false},
+		{Errorf(ErrAuth, "530"), false},
+		{Errorf(ErrUnsafe, "CR"), false},
+		{Errorf(ErrNotFound, "%w", tempErr(true)), false}, // never, whatever else it says
+		{context.Canceled, false},
+		{Errorf(ErrProtocol, "garbage"), false},
+	} {
+		if got := Temporary(tc.err); got != tc.want {
+			t.Errorf("Temporary(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+type tempErr bool
+
+func (e tempErr) Error() string   { return fmt.Sprintf("temporary: %v", bool(e)) }
+func (e tempErr) Temporary() bool { return bool(e) }

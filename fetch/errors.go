@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // The kinds of failure. Every error a Client returns wraps at most one of
@@ -144,4 +146,27 @@ func maskSecrets(s string, secrets []string) string {
 		}
 	}
 	return s
+}
+
+// Temporary reports whether trying err's fetch again may succeed: a
+// timeout, a refused or broken connection, or a reply that says "later"
+// (an error with a Temporary method that says so: FTP's 4xx replies such
+// as 421, HTTP's 5xx). A missing resource, a refused login, an unsafe or
+// invalid URL and a cancellation are never temporary.
+func Temporary(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	for _, never := range []error{ErrNotFound, ErrAuth, ErrUnsafe, ErrURL, ErrUnsupported} {
+		if errors.Is(err, never) {
+			return false
+		}
+	}
+	if errors.Is(err, ErrTimeout) || errors.Is(err, ErrConnect) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary()
 }

@@ -549,8 +549,14 @@ func (b *body) Read(p []byte) (int, error) {
 func (b *body) finish() error {
 	b.done = true
 	if b.want >= 0 && b.n != b.want {
+		// Fewer bytes than SIZE said: the transfer broke off, and a retry
+		// may resume it. More: the server is wrong.
+		kind := fetch.ErrConnect
+		if b.n > b.want {
+			kind = fetch.ErrProtocol
+		}
 		b.abort()
-		b.err = fetch.Errorf(fetch.ErrProtocol, "ftp: %s: the data connection closed after %d of %d bytes", b.cmd, b.n, b.want)
+		b.err = fetch.Errorf(kind, "ftp: %s: the data connection closed after %d of %d bytes", b.cmd, b.n, b.want)
 		return b.err
 	}
 	if err := b.r.Close(); err != nil {

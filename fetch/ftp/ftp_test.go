@@ -575,7 +575,8 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// A data connection that closes before SIZE's count is a broken transfer.
+// A data connection that closes before SIZE's count is a broken transfer:
+// a connection error, which a retry may resume.
 func TestShortTransfer(t *testing.T) {
 	srv := newFakeServer(t)
 	srv.set(func() { srv.shortBy = 3 })
@@ -586,8 +587,8 @@ func TestShortTransfer(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	_, err = io.ReadAll(resp.Body)
-	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "8 of 11 bytes") {
-		t.Errorf("short transfer: error = %v, want ErrProtocol with the counts", err)
+	if !errors.Is(err, fetch.ErrConnect) || !fetch.Temporary(err) || !strings.Contains(err.Error(), "8 of 11 bytes") {
+		t.Errorf("short transfer: error = %v, want a temporary ErrConnect with the counts", err)
 	}
 }
 
