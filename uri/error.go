@@ -34,20 +34,30 @@ func (e *Error) MaskedInput() string { return maskInput(e.Input) }
 
 // maskInput hides the password of a URL that may not have parsed, so that a
 // syntax error never echoes a secret. It looks only at the first
-// "//user:password@" of the string.
+// "//user:password@" of the string, and masks generously: a password may
+// hold a "?", "#" or "/" its writer forgot to encode, so the userinfo runs
+// to the last "@" before the first "/", or, when a ":" before that "/" is
+// no port (not all digits), to the last "@" of all.
 func maskInput(s string) string {
 	i := strings.Index(s, "//")
 	if i < 0 {
 		return s
 	}
 	rest := s[i+2:]
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
+	slash := strings.IndexByte(rest, '/')
+	if slash < 0 {
+		slash = len(rest)
 	}
-	at := strings.LastIndexByte(rest[:end], '@')
+	at := strings.LastIndexByte(rest[:slash], '@')
 	if at < 0 {
-		return s
+		colon := strings.IndexByte(rest[:slash], ':')
+		if colon < 0 || isDigits(rest[colon+1:slash]) {
+			return s
+		}
+		at = strings.LastIndexByte(rest, '@')
+		if at < colon {
+			return s
+		}
 	}
 	colon := strings.IndexByte(rest[:at], ':')
 	if colon < 0 {
@@ -55,4 +65,13 @@ func maskInput(s string) string {
 	}
 	start := i + 2 + colon + 1
 	return s[:start] + "***" + s[i+2+at:]
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -104,7 +104,10 @@ func keep(b byte, c Component) bool {
 	var extra string
 	switch c {
 	case ComponentUser, ComponentPassword:
-		extra = ";?&="
+		// "?" may stand in a password (RFC 1738 section 3.1), but a
+		// parser after RFC 3986 ends the authority there: encoded, it
+		// reads the same to both.
+		extra = ";&="
 	case ComponentFTPSegment, ComponentFileSegment:
 		extra = "?:@&="
 	case ComponentHTTPSegment:

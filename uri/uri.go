@@ -260,14 +260,16 @@ func (u *URL) parseHostPort(s, hostport string, base int, scheme *Scheme) error 
 			u.emptyPort = true
 			return nil
 		}
-		if len(port) > 5 {
-			return fail(off, "port "+strconv.Quote(port)+" has more than 5 digits")
-		}
 		n := 0
 		for i := 0; i < len(port); i++ {
 			c := port[i]
 			if c < '0' || c > '9' {
-				return fail(off+i, "port "+strconv.Quote(port)+" is not a decimal number")
+				// Not quoted: what follows a ":" here may be a password
+				// whose "?", "#" or "/" was not encoded.
+				return fail(off+i, "the port is not a decimal number (a \"/\", \"?\" or \"#\" in a password must be %-encoded)")
+			}
+			if i == 5 {
+				return fail(off, "port "+strconv.Quote(port)+" has more than 5 digits")
 			}
 			if n = n*10 + int(c-'0'); n > 65535 {
 				return fail(off, "port "+port+" out of range 1-65535")
@@ -388,7 +390,9 @@ func (u *URL) checkScheme(s string, base int) error {
 		}
 		// The part after "@" is taken as RFC 5536 writes message-ids
 		// (x@[127.0.0.1] and x@a/b occur), not checked as a host name.
-		if at := strings.IndexByte(u.Path, '@'); at >= 0 && at == len(u.Path)-1 {
+		// The News view splits at the last "@", so that is the one a
+		// host must follow (issue 12: "news:@@").
+		if at := strings.LastIndexByte(u.Path, '@'); at >= 0 && at == len(u.Path)-1 {
 			return fail(base+at+1, "news article without a host after \"@\"")
 		}
 	}

@@ -353,7 +353,12 @@ func (m *Mailto) String() string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(Escape(a, ComponentMailto))
+		a = Escape(a, ComponentMailto)
+		if i == 0 && strings.HasPrefix(a, "//") {
+			// Issue 12: "mailto://x" would have an authority.
+			a = "%2F" + a[1:]
+		}
+		b.WriteString(a)
 	}
 	for i, f := range m.Fields {
 		if i == 0 {
@@ -407,7 +412,12 @@ func (n *News) String() string {
 		if at < 0 {
 			return "news:" + Escape(n.MessageID, ComponentMessageID)
 		}
-		return "news:" + Escape(n.MessageID[:at], ComponentMessageID) + "@" + Escape(n.MessageID[at+1:], ComponentMessageID)
+		id := Escape(n.MessageID[:at], ComponentMessageID) + "@" + Escape(n.MessageID[at+1:], ComponentMessageID)
+		if strings.HasPrefix(id, "//") {
+			// Issue 12: "news://x@y" would have an authority.
+			id = "%2F" + id[1:]
+		}
+		return "news:" + id
 	}
 	if n.Group == "*" {
 		return "news:*"
