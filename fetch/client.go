@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"sort"
 	"sync"
 	"time"
@@ -71,6 +72,16 @@ type Client struct {
 	Prompt func(ctx context.Context, prompt string) (string, error)
 	// DialContext, if set, replaces net.Dialer for every connection.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Gateway, if set, names the HTTP gateway (proxy) to fetch u
+	// through, or nil to fetch it with its scheme's driver. A URL with a
+	// gateway goes whole to the gateway, "GET ftp://host/path HTTP/1.1",
+	// by the driver registered for http (a GatewayDriver), even when no
+	// driver knows u's scheme (RFC 1738 section 4). The port policy
+	// then applies to the gateway's port, not to u's. When Gateway is
+	// set it also decides for http and https URLs, in place of the http
+	// driver's own proxy setting. GatewaysFromEnvironment().Gateway reads
+	// the <scheme>_proxy and no_proxy variables.
+	Gateway func(u *uri.URL) (*url.URL, error)
 
 	mu      sync.Mutex
 	drivers map[string]Driver
@@ -142,7 +153,8 @@ func (c *Client) NewRequest(rawURL string) (*Request, error) {
 	return &Request{URL: u, client: c}, nil
 }
 
-// Do fetches req.URL with the driver of its scheme.
+// Do fetches req.URL with the driver of its scheme, or through the
+// gateway the Gateway setting names for it.
 func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	if req.client == nil {
 		req.client = c
@@ -156,10 +168,15 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		return nil, &Error{Op: "fetch", URL: u.Redacted(), Err: scrub(classify(err), req.secrets)}
 	}
 	d := c.Driver(u.Scheme)
-	if d == nil {
+	via, err := c.viaGateway(req)
+	switch {
+	case err != nil:
+		return fail(err)
+	case via != nil:
+		d = via
+	case d == nil:
 		return fail(Errorf(ErrUnsupported, "no driver for scheme %q (this client knows %v)", u.Scheme, c.Schemes()))
-	}
-	if u.Authority && u.Port != 0 {
+	case u.Authority && u.Port != 0:
 		if err := c.checkPort(u.Scheme, u.Port); err != nil {
 			return fail(err)
 		}

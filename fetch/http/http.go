@@ -5,6 +5,9 @@
 // the fragment never does. Redirects are followed, at most MaxRedirects,
 // each target checked against the port policy; a redirect to another
 // scheme (ftp:, gopher:) is fetched through the Client.
+//
+// The driver is also the Client's way to a gateway (RFC 1738 section 4):
+// FetchGateway sends a URL of any scheme whole to an HTTP proxy.
 package http
 
 import (
@@ -36,8 +39,10 @@ type Driver struct {
 	MaxRedirects int
 	// AllowDowngrade lets a redirect lead from https to http.
 	AllowDowngrade bool
-	// Proxy chooses an HTTP proxy for a request; nil means the
-	// http_proxy, https_proxy and no_proxy environment variables.
+	// Proxy chooses an HTTP proxy for an http or https request when
+	// the Client has no Gateway setting (which decides when it is set);
+	// nil means the http_proxy, https_proxy and no_proxy environment
+	// variables, as http.ProxyFromEnvironment reads them.
 	Proxy func(*http.Request) (*url.URL, error)
 	// TLSConfig is used for https; nil means the system's roots.
 	TLSConfig *tls.Config
@@ -49,8 +54,9 @@ type Driver struct {
 }
 
 var (
-	_ fetch.Driver = (*Driver)(nil)
-	_ io.Closer    = (*Driver)(nil) // Client.Close closes idle connections
+	_ fetch.Driver        = (*Driver)(nil)
+	_ fetch.GatewayDriver = (*Driver)(nil)
+	_ io.Closer           = (*Driver)(nil) // Client.Close closes idle connections
 )
 
 // StatusError is an HTTP reply with an error status. Fetch returns it
@@ -62,18 +68,30 @@ type StatusError struct {
 
 func (e *StatusError) Error() string { return e.Status }
 
+// Temporary reports whether the status says to try again later: a 5xx,
+// 408 Request Timeout or 429 Too Many Requests.
+func (e *StatusError) Temporary() bool {
+	return e.Code >= 500 || e.Code == http.StatusRequestTimeout || e.Code == http.StatusTooManyRequests
+}
+
 // requestKey carries the fetch.Request to the transport's dialer, so each
 // connection goes through that request's Client.
 type requestKey struct{}
 
+// proxyKey carries the proxy roundTrip chose for one HTTP request (a nil
+// *url.URL: none) to the transport.
+type proxyKey struct{}
+
+// proxyOf is the transport's Proxy: the choice roundTrip made.
+func proxyOf(hr *http.Request) (*url.URL, error) {
+	p, _ := hr.Context().Value(proxyKey{}).(*url.URL)
+	return p, nil
+}
+
 func (d *Driver) init() {
 	d.once.Do(func() {
-		proxy := d.Proxy
-		if proxy == nil {
-			proxy = http.ProxyFromEnvironment
-		}
 		d.transport = &http.Transport{
-			Proxy:                 proxy,
+			Proxy:                 proxyOf,
 			DialContext:           d.dial,
 			TLSClientConfig:       d.TLSConfig,
 			DisableCompression:    true, // the bytes as served, like curl
@@ -81,9 +99,15 @@ func (d *Driver) init() {
 			IdleConnTimeout:       90 * time.Second,
 			TLSHandshakeTimeout:   30 * time.Second,
 			ExpectContinueTimeout: time.Second,
+			// net/http's default is 10 MiB, kept whole before the
+			// error; real replies' headers are a few KiB.
+			MaxResponseHeaderBytes: maxHeaderBytes,
 		}
 	})
 }
+
+// maxHeaderBytes bounds the status line and header block of a reply.
+const maxHeaderBytes = 1 << 20
 
 // dial connects through the dial path of the fetch.Request in ctx.
 func (d *Driver) dial(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -101,8 +125,33 @@ func (d *Driver) Close() error {
 	return nil
 }
 
-// Fetch retrieves the URL, following redirects.
+// Fetch retrieves an http or https URL, following redirects.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+	return d.fetch(ctx, req, nil)
+}
+
+// FetchGateway fetches req.URL, of any scheme, through the HTTP gateway
+// gw (RFC 1738 section 4): one GET whose request target is the whole URL
+// as written, without its fragment: "GET ftp://user:pass@host/path
+// HTTP/1.1". The password of an ftp URL goes too, for the gateway logs in
+// with it; traces and errors mask it. The connection to the gateway goes
+// through the Client's dial path. The reply is a Document streamed from
+// the gateway, its Type and Length from Content-Type and Content-Length;
+// error statuses map as Fetch maps them (404 is ErrNotFound, 401, 403 and
+// 407 ErrAuth), wrapping a *StatusError. A redirect is followed through
+// the gateway the Client names for its target, or fetched through the
+// Client when it names none. An http or https URL is fetched as Fetch
+// does, with gw as its proxy (a CONNECT tunnel for https).
+func (d *Driver) FetchGateway(ctx context.Context, req *fetch.Request, gw *url.URL) (*fetch.Response, error) {
+	if gw == nil {
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: FetchGateway without a gateway")
+	}
+	return d.fetch(ctx, req, gw)
+}
+
+// fetch retrieves req.URL through via, or, when via is nil, through the
+// proxy that proxyFor chooses; and follows redirects.
+func (d *Driver) fetch(ctx context.Context, req *fetch.Request, via *url.URL) (*fetch.Response, error) {
 	d.init()
 	ctx = context.WithValue(ctx, requestKey{}, req)
 	max := d.MaxRedirects
@@ -111,13 +160,17 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	}
 	u := req.URL
 	for hops := 0; ; hops++ {
-		resp, err := d.roundTrip(ctx, req, u)
+		resp, err := d.roundTrip(ctx, req, u, via)
 		if err != nil {
 			return nil, err
 		}
 		loc := redirectTarget(resp)
 		if loc == "" {
-			return d.response(ctx, req, u, resp)
+			r, err := d.response(ctx, req, u, resp)
+			if err != nil && !isHTTP(u) {
+				return nil, fmt.Errorf("gateway %s: %w", via.Redacted(), err)
+			}
+			return r, err
 		}
 		resp.Body.Close()
 		if hops >= max {
@@ -128,8 +181,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 			return nil, err
 		}
 		req.Tracef(fetch.Note, "redirected (%s) to %s", resp.Status, next.Redacted())
-		switch next.Scheme {
-		case "http", "https":
+		via = nil
+		switch {
+		case isHTTP(next):
 			if u.Scheme == "https" && next.Scheme == "http" && !d.AllowDowngrade {
 				return nil, fetch.Errorf(fetch.ErrUnsafe, "http: refusing a redirect from https to %s", next.Redacted())
 			}
@@ -138,9 +192,43 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 			}
 			u = next
 		default:
-			return req.Redirect(ctx, next.String())
+			// Another scheme: through its gateway, if the Client
+			// names one, here, so the hops count; else by its driver.
+			gw, _, err := req.Gateway(next)
+			if err != nil {
+				return nil, err
+			}
+			if gw == nil {
+				return req.Redirect(ctx, next.String())
+			}
+			if err := req.CheckGateway(gw); err != nil {
+				return nil, err
+			}
+			u, via = next, gw
 		}
 	}
+}
+
+func isHTTP(u *uri.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
+
+// speaksHTTP reports whether a proxy is sent HTTP requests (rather than
+// being a SOCKS tunnel).
+func speaksHTTP(proxy *url.URL) bool { return proxy.Scheme == "http" || proxy.Scheme == "https" }
+
+// proxyFor chooses the proxy of an http or https request that has no
+// gateway yet: the Client's Gateway setting when it has one (under the
+// port policy), else the driver's Proxy, else the environment.
+func (d *Driver) proxyFor(req *fetch.Request, u *uri.URL, hr *http.Request) (*url.URL, error) {
+	if gw, set, err := req.Gateway(u); set {
+		if err == nil && gw != nil {
+			err = req.CheckGateway(gw)
+		}
+		return gw, err
+	}
+	if d.Proxy != nil {
+		return d.Proxy(hr)
+	}
+	return http.ProxyFromEnvironment(hr)
 }
 
 // redirectTarget returns the Location of a redirect reply, or "".
@@ -175,37 +263,36 @@ func nextURL(base *uri.URL, loc string) (*uri.URL, error) {
 	return next, nil
 }
 
-// roundTrip sends one GET for u.
-func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL) (*http.Response, error) {
-	h, err := u.HTTP()
-	if err != nil {
-		return nil, fetch.Errorf(fetch.ErrUnsupported, "%w", err)
-	}
-	if h.Host == "" {
-		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: URL without a host")
-	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Hostport()+"/", nil)
-	if err != nil {
-		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: %w", err)
-	}
-	// The path and search go out exactly as written: Opaque is copied to
-	// the request line verbatim. A proxy needs the absolute form.
-	path := h.Path
-	if path == "" {
-		path = "/"
-	}
-	hr.URL.Path = ""
-	hr.URL.Opaque = path
-	if d.usesProxy(hr) {
-		hr.URL.Opaque = "//" + hr.URL.Host + path
-	}
-	hr.URL.RawQuery, hr.URL.ForceQuery = h.Search, h.HasSearch && h.Search == ""
-	if u.Port == 0 {
-		hr.Host = u.Host // no ":80" in the Host header
-		if strings.IndexByte(u.Host, ':') >= 0 {
-			hr.Host = "[" + u.Host + "]"
+// roundTrip sends one GET for u: to its server, or to the proxy via, or
+// to the one proxyFor chooses when via is nil and u is http or https.
+func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, via *url.URL) (*http.Response, error) {
+	var hr *http.Request
+	var err error
+	if isHTTP(u) {
+		hr, err = newRequest(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		if via == nil {
+			if via, err = d.proxyFor(req, u, hr); err != nil {
+				return nil, err
+			}
+		}
+		if via != nil && u.Scheme == "http" && speaksHTTP(via) {
+			// A proxy needs the absolute form (an https request goes
+			// through a CONNECT tunnel in origin form, as through SOCKS).
+			hr.URL.Opaque = "//" + hr.URL.Host + hr.URL.Opaque
+		}
+	} else {
+		if via == nil || !speaksHTTP(via) {
+			return nil, fetch.Errorf(fetch.ErrUnsupported, "http: no HTTP gateway for %s: URLs", u.Scheme)
+		}
+		hr, err = gatewayRequest(ctx, u, via)
+		if err != nil {
+			return nil, err
 		}
 	}
+	hr = hr.WithContext(context.WithValue(hr.Context(), proxyKey{}, via))
 	ua := d.UserAgent
 	if ua == "" {
 		ua = "urlfetch"
@@ -215,8 +302,19 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL) 
 		hr.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 	}
 	if req.Tracing() {
-		req.Tracef(fetch.Out, "GET %s HTTP/1.1", hr.URL.RequestURI())
-		req.Tracef(fetch.Out, "Host: %s", hr.Host)
+		target := hr.URL.RequestURI()
+		if via != nil {
+			req.Tracef(fetch.Note, "via gateway %s", via.Redacted())
+			if !isHTTP(u) {
+				target = u.WithoutFragment().Redacted()
+			}
+		}
+		host := hr.Host
+		if host == "" {
+			host = hr.URL.Host
+		}
+		req.Tracef(fetch.Out, "GET %s HTTP/1.1", target)
+		req.Tracef(fetch.Out, "Host: %s", host)
 		for k, vs := range hr.Header {
 			for _, v := range vs {
 				req.Tracef(fetch.Out, "%s: %s", k, v)
@@ -228,7 +326,7 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL) 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, err
+		return nil, replyError(err)
 	}
 	if req.Tracing() {
 		req.Tracef(fetch.In, "%s %s", resp.Proto, resp.Status)
@@ -241,9 +339,66 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL) 
 	return resp, nil
 }
 
-func (d *Driver) usesProxy(hr *http.Request) bool {
-	p, err := d.transport.Proxy(hr)
-	return err == nil && p != nil
+// newRequest builds the GET of an http or https URL in origin form. The
+// path and search go out exactly as written: Opaque is copied to the
+// request line verbatim.
+func newRequest(ctx context.Context, u *uri.URL) (*http.Request, error) {
+	h, err := u.HTTP()
+	if err != nil {
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "%w", err)
+	}
+	if h.Host == "" {
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: URL without a host")
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Hostport()+"/", nil)
+	if err != nil {
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: %w", err)
+	}
+	path := h.Path
+	if path == "" {
+		path = "/"
+	}
+	hr.URL.Path = ""
+	hr.URL.Opaque = path
+	hr.URL.RawQuery, hr.URL.ForceQuery = h.Search, h.HasSearch && h.Search == ""
+	if u.Port == 0 {
+		hr.Host = hostHeader(u) // no ":80" in the Host header
+	}
+	return hr, nil
+}
+
+// gatewayRequest builds the GET that asks gateway gw for u (RFC 1738
+// section 4): the request target is u whole, as written and without its
+// fragment (the absolute form of RFC 9112 section 3.2.2), which net/http
+// writes verbatim from Opaque when it sends to a proxy.
+func gatewayRequest(ctx context.Context, u *uri.URL, gw *url.URL) (*http.Request, error) {
+	// The URL's scheme is http even for an https gateway: net/http
+	// then sends the request to the proxy, over TLS for https.
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+gw.Host+"/", nil)
+	if err != nil {
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: gateway %s: %w", gw.Redacted(), err)
+	}
+	hr.URL.Path = ""
+	hr.URL.Opaque = u.WithoutFragment().String()
+	// Host names u's host; a URL without one (news:) should send an
+	// empty Host, which net/http cannot: it sends the gateway's.
+	if u.Host != "" {
+		hr.Host = hostHeader(u)
+	}
+	return hr, nil
+}
+
+// hostHeader is the Host header for u: its host, and its port if it names
+// one, with brackets around an IPv6 address.
+func hostHeader(u *uri.URL) string {
+	host := u.Host
+	if strings.IndexByte(host, ':') >= 0 {
+		host = "[" + host + "]"
+	}
+	if u.Port != 0 {
+		host += ":" + strconv.Itoa(u.Port)
+	}
+	return host
 }
 
 // response turns a final reply into a fetch.Response or an error.
@@ -252,6 +407,11 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 	case code == http.StatusOK, code == http.StatusPartialContent:
 	case code == http.StatusRequestedRangeNotSatisfiable && req.Offset > 0:
 		resp.Body.Close()
+		if resp.Header.Get("Content-Range") == "bytes */"+strconv.FormatInt(req.Offset, 10) {
+			// RFC 9110 section 14.4: the representation has req.Offset
+			// bytes, so there is nothing after them: an empty rest.
+			return &fetch.Response{Kind: fetch.Document, Type: resp.Header.Get("Content-Type"), Length: 0, Offset: req.Offset, URL: u, Body: io.NopCloser(strings.NewReader(""))}, nil
+		}
 		return nil, fmt.Errorf("http: %s: cannot resume at byte %d: %w", resp.Status, req.Offset, &StatusError{code, resp.Status})
 	default:
 		resp.Body.Close()
@@ -269,7 +429,7 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		Kind:   fetch.Document,
 		Length: resp.ContentLength,
 		Meta:   fetch.Meta(resp.Header),
-		Body:   &body{ReadCloser: resp.Body, ctx: ctx},
+		Body:   &body{ReadCloser: resp.Body, ctx: ctx, length: resp.ContentLength},
 	}
 	if resp.StatusCode == http.StatusPartialContent {
 		r.Offset = req.Offset
@@ -291,14 +451,42 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 
 // body ends reads once the fetch's context is done, even of bytes that
 // net/http had already buffered.
+// A body that breaks off is ErrProtocol, the net/http error kept.
 type body struct {
 	io.ReadCloser
-	ctx context.Context
+	ctx    context.Context
+	length int64 // Content-Length, -1 when the reply gives none
+	n      int64
 }
 
 func (b *body) Read(p []byte) (int, error) {
 	if err := b.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return b.ReadCloser.Read(p)
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	switch {
+	case err == nil, err == io.EOF, fetch.KindOf(err) != nil, errors.Is(err, http.ErrBodyReadAfterClose):
+	case b.length >= 0:
+		err = fetch.Errorf(fetch.ErrProtocol, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", b.n, b.length, err)
+	default:
+		// A chunked body cut short, or a chunk that does not parse.
+		err = fetch.Errorf(fetch.ErrProtocol, "http: the body broke off after %d bytes: %w", b.n, err)
+	}
+	return n, err
+}
+
+// replyError gives a kind to an error of the transport. Dialing, the
+// idle timeout and cancellation have theirs; another timeout (the TLS
+// handshake's) is the Client's to classify; a certificate that does not
+// verify keeps its own error. Every other failure comes of what the
+// server sent, or did not: a status line or header that does not parse
+// or does not end, a close before the reply ended.
+func replyError(err error) error {
+	var cv *tls.CertificateVerificationError
+	var ne net.Error
+	if fetch.KindOf(err) != nil || errors.As(err, &cv) || errors.As(err, &ne) && ne.Timeout() {
+		return err
+	}
+	return fetch.Errorf(fetch.ErrProtocol, "http: the reply cannot be read: %w", err)
 }
