@@ -53,6 +53,9 @@ type session struct {
 
 	// What went over the control connection last.
 	inbuf      []byte
+	inReply    bool   // a multi-line reply has begun and not yet ended
+	replyLen   int    // the bytes of the reply in progress
+	inErr      error  // the reply refused: every later read fails with it
 	lastCmd    string // masked
 	lastCode   int
 	lastReply  string // the last complete reply line
@@ -189,7 +192,8 @@ func (s *session) current() (context.Context, *fetch.Request) {
 // dial is jlaffaye/ftp's dial function: the control connection goes
 // through the request's dial path (with the URL's port policy), every
 // data connection through DialAddr to the control connection's peer and
-// the port that EPSV or PASV gave (whatever address PASV names).
+// the port that EPSV or PASV gave (whatever address PASV names), a port
+// the same policy allows.
 func (s *session) dial(network, addr string) (net.Conn, error) {
 	ctx, req := s.current()
 	if req == nil {
@@ -209,6 +213,16 @@ func (s *session) dial(network, addr string) (net.Conn, error) {
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("ftp: bad data address %q: %w", addr, err)
+	}
+	// RFC 1738 section 6: the port a reply names is held to the policy
+	// an ftp URL's port is, or a server could aim the client at another
+	// protocol's port.
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return nil, fmt.Errorf("ftp: bad data address %q: %w", addr, err)
+	}
+	if err := req.CheckPort("ftp", n); err != nil {
+		return nil, fmt.Errorf("ftp: the data connection the server names: %w", err)
 	}
 	c, err := req.DialAddr(ctx, net.JoinHostPort(s.dataHost, port))
 	if err != nil {
@@ -282,6 +296,9 @@ func (s *session) fail(cmd string, err error) error {
 		return fmt.Errorf("ftp: %s: %w", cmd, re)
 	case fetch.KindOf(err) != nil:
 		return fmt.Errorf("ftp: %s: %w", cmd, err)
+	case errors.As(err, new(textproto.ProtocolError)):
+		// A line that is no reply: "short response", "invalid response code".
+		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: %w", cmd, err)
 	case brokenConn(err):
 		return fetch.Errorf(fetch.ErrConnect, "ftp: %s: the connection broke: %w", cmd, err)
 	}
@@ -397,9 +414,18 @@ type lineConn struct {
 }
 
 func (c *lineConn) Read(p []byte) (int, error) {
+	if c.s.inErr != nil {
+		return 0, c.s.inErr
+	}
 	n, err := c.Conn.Read(p)
 	if n > 0 {
-		c.s.sawIn(p[:n])
+		if err := c.s.sawIn(p[:n]); err != nil {
+			// jlaffaye/ftp reads replies with net/textproto, which would
+			// keep a line or a multi-line reply of any length: the reply
+			// is refused here, and every later read fails the same way.
+			c.s.inErr = err
+			return 0, err
+		}
 	}
 	return n, err
 }
@@ -494,33 +520,48 @@ func (s *session) sawOut(p []byte) {
 	}
 }
 
-// maxLine bounds a reply line kept whole for the trace.
-const maxLine = 64 << 10
+// Limits on what the control connection reads.
+const (
+	// maxLine bounds a reply line (and a listing line).
+	maxLine = 64 << 10
+	// maxReply bounds a multi-line reply, from its first line to its
+	// last: FEAT and HELP replies are a few KiB.
+	maxReply = 1 << 20
+)
 
 // sawIn traces the complete reply lines that p ends, keeping a partial
-// one for the next read.
-func (s *session) sawIn(p []byte) {
+// one for the next read. It fails on a reply that no FTP server sends:
+// one that does not begin with a reply code (RFC 959 section 4.2), a
+// line longer than maxLine, a multi-line reply longer than maxReply.
+func (s *session) sawIn(p []byte) error {
 	_, req := s.current()
 	s.inbuf = append(s.inbuf, p...)
 	for {
 		i := bytes.IndexByte(s.inbuf, '\n')
 		if i < 0 {
 			if len(s.inbuf) > maxLine {
-				i = len(s.inbuf) - 1
-			} else {
-				break
+				return fetch.Errorf(fetch.ErrProtocol, "ftp: the server sent a reply line longer than %d bytes", maxLine)
 			}
+			break
 		}
 		line := strings.TrimRight(string(s.inbuf[:i+1]), "\r\n")
 		s.inbuf = s.inbuf[i+1:]
 		if req != nil {
 			req.Trace(fetch.In, line)
 		}
+		if !s.inReply {
+			if !replyStart(line) {
+				return fetch.Errorf(fetch.ErrProtocol, "ftp: the server sent %q, which is not an FTP reply: it begins with no reply code", clipReply(line))
+			}
+			s.inReply, s.replyLen = true, 0
+		}
+		s.replyLen += i + 1
 		if line == " PRET" || strings.HasPrefix(line, " PRET ") {
 			s.pret = true
 		}
 		if len(line) >= 4 && line[3] == ' ' {
 			if code, err := strconv.Atoi(line[:3]); err == nil {
+				s.inReply = false
 				s.lastCode, s.lastReply = code, line
 				switch {
 				case code < 200:
@@ -530,10 +571,33 @@ func (s *session) sawIn(p []byte) {
 				}
 			}
 		}
+		if s.inReply && s.replyLen > maxReply {
+			return fetch.Errorf(fetch.ErrProtocol, "ftp: the server sent a multi-line reply of more than %d bytes without its last line", maxReply)
+		}
 	}
 	if len(s.inbuf) == 0 {
 		s.inbuf = s.inbuf[:0:0]
 	}
+	return nil
+}
+
+// replyStart reports whether line can begin a reply: a code of three
+// digits, the first 1 to 5, then a space, a hyphen or nothing.
+func replyStart(line string) bool {
+	if len(line) < 3 || line[0] < '1' || line[0] > '5' || !isDigit(line[1]) || !isDigit(line[2]) {
+		return false
+	}
+	return len(line) == 3 || line[3] == ' ' || line[3] == '-'
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// clipReply shortens a line from the server for an error message.
+func clipReply(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
 }
 
 // failedConn is a data connection whose dial failed.

@@ -77,8 +77,31 @@ func (d *Driver) listing(s *session, cmd string) (*fetch.Response, error) {
 		Type:   ListingType,
 		Length: -1,
 		Meta:   fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
-		Body:   &body{d: d, s: s, r: r, src: r, want: -1, cmd: cmd},
+		Body:   &body{d: d, s: s, r: r, src: &boundedReader{r: r, left: MaxListingSize}, want: -1, cmd: cmd},
 	}, nil
+}
+
+// MaxListingSize bounds the bytes of a listing: some 800,000 entries of
+// ls -l. A listing streams, so memory stays flat whatever its size, but a
+// server that never ends one would keep a fetch going for ever.
+const MaxListingSize = 64 << 20
+
+// boundedReader fails with ErrProtocol after left bytes.
+type boundedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fetch.Errorf(fetch.ErrProtocol, "the listing goes on past %d bytes", int64(MaxListingSize))
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // dirURL is the URL of a directory of f's server, with f's user but not
@@ -107,9 +130,17 @@ func listEntries(r io.Reader, mlsd bool, base uri.FTP, now time.Time) iter.Seq2[
 	return func(yield func(fetch.Entry, error) bool) {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(nil, maxLine)
-		for sc.Scan() {
+		for n := 1; sc.Scan(); n++ {
 			line := strings.TrimRight(sc.Text(), "\r")
 			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			if strings.IndexByte(line, '\r') >= 0 {
+				// Issue 12: a name holding a CR could overwrite what is
+				// shown of the listing, and no URL may carry it.
+				if !yield(fetch.Entry{}, fetch.Errorf(fetch.ErrProtocol, "ftp: listing line %d holds a CR", n)) {
+					return
+				}
 				continue
 			}
 			var l listLine

@@ -281,9 +281,14 @@ func parseMLSD(line string) listLine {
 	}
 	l := listLine{name: name, typ: fetch.EntryOther, size: -1, ok: true}
 	for _, f := range strings.Split(facts, ";") {
-		k, v, found := strings.Cut(f, "=")
-		if !found {
+		if f == "" {
 			continue
+		}
+		k, v, found := strings.Cut(f, "=")
+		if !found || k == "" {
+			// Issue 12: not a fact, so not a line of facts: an error
+			// message, say, whose first word is no name's part.
+			return listLine{name: line, typ: fetch.EntryOther, size: -1}
 		}
 		switch strings.ToLower(k) {
 		case "type":

@@ -354,6 +354,9 @@ type body struct {
 	closed atomic.Bool
 	once   sync.Once
 	err    error
+
+	mu     sync.Mutex
+	failed error // the error that broke a read
 }
 
 var errClosed = errors.New("gopher: read of a closed body")
@@ -365,16 +368,33 @@ func (b *body) Read(p []byte) (int, error) {
 	if err := b.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return b.r.Read(p)
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.mu.Lock()
+		if b.failed == nil {
+			b.failed = err
+		}
+		b.mu.Unlock()
+	}
+	return n, err
 }
 
-// Close closes the connection. It may be called more than once.
+// Close closes the connection. It may be called more than once. Like
+// the end of any exchange, it says how the reply ended: with the error
+// that broke a read of it, if one did (a menu past its limit, a close
+// before the "." line), so that a caller who only walked the Entries,
+// whose errors go on, learns the listing is not whole.
 func (b *body) Close() error {
 	b.once.Do(func() {
 		b.closed.Store(true)
 		if b.conn != nil {
 			b.err = b.conn.Close()
 		}
+		b.mu.Lock()
+		if b.failed != nil {
+			b.err = b.failed
+		}
+		b.mu.Unlock()
 	})
 	return b.err
 }

@@ -132,6 +132,10 @@ func ParseItem(line string) (Item, error) {
 	}
 	f := strings.Split(line[1:], "\t")
 	it := Item{Type: ItemType(line[0]), Display: f[0]}
+	if strings.ContainsAny(it.Display, "\r\n") {
+		// Issue 12: a CR would let a menu overwrite what is shown.
+		return Item{}, fmt.Errorf("%q: a CR or LF in the display string", line)
+	}
 	if it.Type == TypeInfo || it.Type == TypeError {
 		return it, nil
 	}
@@ -174,8 +178,7 @@ func (it Item) URL() (string, error) {
 		s = t.String()
 	case TypeHTML:
 		if u, ok := embeddedURL(it.Selector); ok {
-			s = u
-			break
+			return u, nil
 		}
 		fallthrough
 	default:
@@ -190,8 +193,13 @@ func (it Item) URL() (string, error) {
 		}
 		s = g.String()
 	}
-	if _, err := uri.Parse(s); err != nil {
+	u, err := uri.Parse(s)
+	if err != nil {
 		return "", fmt.Errorf("no valid URL for host %q: %v", it.Host, err)
+	}
+	if u.Host != it.Host {
+		// Issue 12: "h.example/x" would make a URL to h.example.
+		return "", fmt.Errorf("no valid URL for host %q: it reads as host %q", it.Host, u.Host)
 	}
 	return s, nil
 }
@@ -241,6 +249,10 @@ func parseMenu(r io.Reader) iter.Seq2[fetch.Entry, error] {
 				return
 			}
 			if long {
+				if err != nil && err != io.EOF {
+					yield(fetch.Entry{}, err) // the read failed before the line ended
+					return
+				}
 				if !yield(fetch.Entry{}, fetch.Errorf(fetch.ErrProtocol, "gopher: menu line %d is longer than %d bytes", n, MaxLine)) {
 					return
 				}

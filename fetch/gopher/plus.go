@@ -121,7 +121,9 @@ func ParseAttributes(r io.Reader) ([]Attributes, error) {
 		case s[0] == '+':
 			name, value, _ := strings.Cut(s, ":")
 			if sp := strings.IndexByte(name, ' '); sp >= 0 { // "+ADMIN" without its colon
-				name, value = name[:sp], name[sp:]
+				// Issue 12: the value is the rest of the line, colons
+				// and all ("+ADMIN a:b" lost ":b").
+				name, value = name[:sp], s[sp:]
 			}
 			value = strings.TrimPrefix(value, " ")
 			if name == "+INFO" || len(items) == 0 {

@@ -41,6 +41,11 @@ import (
 // DefaultServer is the SMTP server of a Driver whose Server is "".
 const DefaultServer = "localhost:25"
 
+// smtpPort reports whether port is one of SMTP's (RFC 5321), submission's
+// (RFC 6409) or submission over TLS's (RFC 8314): a Server at another
+// port of the bad-ports list needs the Client's AllowPorts.
+func smtpPort(port int) bool { return port == 25 || port == 465 || port == 587 }
+
 // SMTP reply codes the driver acts on (RFC 5321 section 4.2.3, RFC 4954
 // section 6).
 const (
@@ -491,6 +496,14 @@ func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error)
 		return nil, fmt.Errorf("mailto: SMTP server: %w", err)
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	if !smtpPort(port) {
+		// RFC 1738 section 6: the server setting may not aim SMTP at
+		// another protocol's port unless allowed; SMTP's own ports
+		// (submission and submissions too) are on the bad-ports list.
+		if err := req.CheckPort("mailto", port); err != nil {
+			return nil, fmt.Errorf("mailto: SMTP server: %w", err)
+		}
+	}
 	nc, err := req.DialAddr(ctx, addr)
 	if err != nil {
 		return nil, fmt.Errorf("mailto: SMTP server: %w", err)
@@ -676,7 +689,7 @@ func (s *session) send(ctx context.Context, e *envelope, m *message) (*fetch.Res
 	}
 	body, id := m.stream(e, time.Now())
 	s.conn.setMode(modeData)
-	if _, err := io.Copy(w, body); err != nil {
+	if _, err := io.Copy(w, newBareCRReader(body)); err != nil {
 		// No final "." goes out: the server drops the connection and
 		// the partial message with it.
 		s.broken = true
@@ -739,7 +752,7 @@ func (s *session) fail(cmd string, err error) error {
 	switch {
 	case fetch.KindOf(err) != nil:
 		return fmt.Errorf("mailto: %s: %s: %w", s.addr, cmd, err)
-	case errors.As(err, &pe):
+	case errors.As(err, &pe), errors.Is(err, smtp.ErrTooLongLine):
 		return fetch.Errorf(fetch.ErrProtocol, "mailto: %s: %s: bad reply: %w", s.addr, cmd, err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fetch.Errorf(fetch.ErrProtocol, "mailto: %s: %s: the server closed the connection", s.addr, cmd)

@@ -256,3 +256,50 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 		return 0, c.ctx.Err()
 	}
 }
+
+// bareCRReader gives every bare CR of a message its LF. go-smtp's DATA
+// writer (textproto's DotWriter) turns a bare LF into CR LF but passes a
+// bare CR on, after which it does not dot-stuff: "x CR . CR LF" would
+// reach the server as a "." line to any server that takes a bare CR for
+// a line end, ending the message early and running the rest as commands
+// (RFC 5321 section 2.3.8 forbids bare CRs; "SMTP smuggling"). An RFC 6068
+// body comes straight from a URL, so it must not be able to.
+type bareCRReader struct {
+	br *bufio.Reader
+	lf bool // a bare CR went out last: its LF is next
+}
+
+func newBareCRReader(r io.Reader) *bareCRReader {
+	return &bareCRReader{br: bufio.NewReader(r)}
+}
+
+func (r *bareCRReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if r.lf {
+		r.lf = false
+		p[0] = '\n'
+		return 1, nil
+	}
+	if r.br.Buffered() == 0 {
+		if _, err := r.br.Peek(1); err != nil {
+			return 0, err
+		}
+	}
+	chunk, _ := r.br.Peek(min(r.br.Buffered(), len(p)))
+	if i := bytes.IndexByte(chunk, '\r'); i != 0 {
+		if i > 0 {
+			chunk = chunk[:i]
+		}
+		n := copy(p, chunk)
+		r.br.Discard(n)
+		return n, nil
+	}
+	// A CR: bare unless an LF follows it.
+	next, _ := r.br.Peek(2)
+	r.br.Discard(1)
+	p[0] = '\r'
+	r.lf = len(next) < 2 || next[1] != '\n'
+	return 1, nil
+}

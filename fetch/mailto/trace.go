@@ -2,7 +2,9 @@ package mailto
 
 import (
 	"bytes"
+	"fmt"
 	"net"
+	"net/textproto"
 
 	"github.com/urlfetch/urlfetch/fetch"
 )
@@ -19,9 +21,17 @@ const (
 // maxTraceLine bounds a traced line that has no end yet.
 const maxTraceLine = 4096
 
+// maxReply bounds a reply, all its lines: an EHLO reply is a few hundred
+// bytes. go-smtp reads replies with net/textproto, which keeps a
+// multi-line reply of any length (go-smtp's own limit holds each line to
+// 2000 bytes).
+const maxReply = 64 << 10
+
 // traceConn is the connection as go-smtp sees it. It sits above TLS, so
 // it sees the protocol in the clear, and feeds every line read and
-// written to the Request's trace.
+// written to the Request's trace. It refuses what no SMTP server sends:
+// a reply that does not begin with a reply code, one longer than
+// maxReply.
 type traceConn struct {
 	net.Conn
 	req   *fetch.Request
@@ -32,6 +42,12 @@ type traceConn struct {
 	auths int    // lines written since AUTH began
 	data  int64  // message bytes written in DATA
 	wrote bool   // whether the client has written anything
+
+	head    []byte // the first bytes of the reply line being read, for messages
+	col     int    // the bytes of that line so far
+	inReply bool   // a multi-line reply has begun and not yet ended
+	size    int    // the bytes of the reply so far
+	readErr error  // the reply refused: every later read fails with it
 }
 
 func newTraceConn(c net.Conn, req *fetch.Request) *traceConn {
@@ -43,7 +59,15 @@ func (c *traceConn) setMode(m traceMode) {
 }
 
 func (c *traceConn) Read(p []byte) (int, error) {
+	if c.readErr != nil {
+		return 0, c.readErr
+	}
 	n, err := c.Conn.Read(p)
+	if n > 0 {
+		if c.readErr = c.check(p[:n]); c.readErr != nil {
+			return 0, c.readErr
+		}
+	}
 	if c.on && n > 0 {
 		if c.mode == modeData {
 			// The server speaks after the final "." only.
@@ -109,4 +133,47 @@ func (c *traceConn) flush() {
 		c.trace(fetch.Out, string(c.out))
 	}
 	c.in, c.out = nil, nil
+}
+
+// maxHead is how much of a line check keeps for its message.
+const maxHead = 64
+
+// check follows the replies in p (RFC 5321 section 4.2): each begins with
+// a code of three digits and a space, a hyphen or nothing, and a
+// multi-line reply, its lines joined by hyphens, may not pass maxReply.
+// Its errors are textproto.ProtocolErrors, as go-smtp's own are for a
+// reply that does not parse.
+func (c *traceConn) check(p []byte) error {
+	for _, b := range p {
+		if c.col < maxHead {
+			c.head = append(c.head[:c.col], b)
+		}
+		c.col++
+		c.size++
+		if b != '\n' {
+			continue
+		}
+		head := bytes.TrimRight(c.head, "\r\n")
+		c.col = 0
+		if !c.inReply && !replyStart(head) {
+			return textproto.ProtocolError(fmt.Sprintf("%q is not an SMTP reply: it begins with no reply code", head))
+		}
+		c.inReply = len(head) >= 4 && head[3] == '-'
+		if !c.inReply {
+			c.size = 0
+		} else if c.size > maxReply {
+			return textproto.ProtocolError(fmt.Sprintf("a multi-line reply of more than %d bytes", maxReply))
+		}
+	}
+	return nil
+}
+
+// replyStart reports whether b, the first bytes of a line, can begin a
+// reply: three digits, the first 2 to 5, then a space, a hyphen or
+// nothing.
+func replyStart(b []byte) bool {
+	if len(b) < 3 || b[0] < '2' || b[0] > '5' || b[1] < '0' || b[1] > '9' || b[2] < '0' || b[2] > '9' {
+		return false
+	}
+	return len(b) == 3 || b[3] == ' ' || b[3] == '-'
 }

@@ -192,14 +192,20 @@ func (o *overview) fill() error {
 	lo := max(o.low, hi-size+1)
 	o.next = lo - 1
 	o.raw, o.ends = o.raw[:0], o.ends[:0]
-	extra := 0
-	err := o.c.overview(o.ctx, o.req, o.t, lo, hi, func(line []byte) {
+	extra, extraBytes := 0, 0
+	err := o.c.overview(o.ctx, o.req, o.t, lo, hi, func(line []byte) error {
 		if int64(len(o.ends)) > hi-lo {
-			extra++ // more lines than numbers asked for: a broken server
-			return
+			// More lines than numbers asked for: a broken server, whose
+			// extra lines are passed over, up to maxBlock bytes of them.
+			extra++
+			if extraBytes += len(line); extraBytes > maxBlock {
+				return fetch.Errorf(fetch.ErrProtocol, "nntp: the overview of articles %d-%d goes on past %d lines and %d bytes", lo, hi, extra, maxBlock)
+			}
+			return nil
 		}
 		o.raw = append(o.raw, line...)
 		o.ends = append(o.ends, len(o.raw))
+		return nil
 	})
 	if err != nil {
 		return err
@@ -247,22 +253,35 @@ func (d *Driver) groupList(ctx context.Context, req *fetch.Request, c *conn, t *
 		Kind:   fetch.Listing,
 		Type:   ListingType,
 		Length: -1,
-		Body:   newBody(ctx, d, c, &dotSource{c: c, r: c.r.DotReader(), what: "group list"}, false),
+		Body:   newBody(ctx, d, c, &dotSource{c: c, r: c.r.DotReader(), what: "group list", max: maxBlock}, false),
 	}
 	resp.SetEntries(t.activeEntries)
 	return resp, nil
 }
 
 // dotSource reads a multi-line block through a textproto dot reader,
-// describing its errors.
+// describing its errors. A block longer than max bytes (when max > 0)
+// is an error.
 type dotSource struct {
 	c    *conn
 	r    io.Reader
 	what string
+	max  int64
+	n    int64
 }
 
 func (s *dotSource) Read(p []byte) (int, error) {
+	if s.max > 0 && int64(len(p)) > s.max-s.n {
+		// At most one byte past the bound: it tells a block that ends
+		// there from one that goes on.
+		p = p[:s.max-s.n+1]
+	}
 	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if s.max > 0 && s.n > s.max {
+		s.c.broken = true
+		return 0, fetch.Errorf(fetch.ErrProtocol, "nntp: the %s goes on past %d bytes", s.what, s.max)
+	}
 	if err != nil && err != io.EOF {
 		err = s.c.ioError(err, "reading the "+s.what)
 	}
@@ -326,20 +345,23 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close finishes the exchange. It may be called more than once.
+// Close finishes the exchange. It may be called more than once. It
+// returns the error that broke a read of the body, if one did, so that a
+// caller who only walked the Entries learns the listing is not whole.
 func (b *body) Close() error {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return nil
+		return b.err
 	}
 	b.closed = true
-	reuse := !b.reading && b.err == nil && (b.done || b.resumable) && b.ctx.Err() == nil
+	err := b.err
+	reuse := !b.reading && err == nil && (b.done || b.resumable) && b.ctx.Err() == nil
 	b.mu.Unlock()
 	if reuse {
 		b.d.put(b.c)
 	} else {
 		b.c.nc.Close() // the rest of the reply is not wanted
 	}
-	return nil
+	return err
 }

@@ -23,11 +23,17 @@ const (
 	// maxLine bounds a line of a multi-line block the driver parses
 	// (capabilities, overview): a longer one is cut there.
 	maxLine = 64 << 10
-	// maxCaps bounds the capabilities kept from one list.
+	// maxCaps bounds the lines of a capability list: servers list a
+	// dozen or two; a longer list is refused.
 	maxCaps = 256
-	// maxIdle is how many idle connections the Driver keeps per server
-	// and user.
-	maxIdle = 2
+	// maxBlock bounds the bytes of a multi-line block that streams or
+	// is passed over: a list of groups (the active file of a full
+	// Usenet feed, some 100,000 groups, is about 5 MB), the lines of an
+	// overview beyond the articles asked for.
+	maxBlock = 16 << 20
+	// defaultMaxIdle is how many idle connections the Driver keeps per
+	// server and user unless MaxIdleConnsPerHost says otherwise.
+	defaultMaxIdle = 2
 	// quitTimeout bounds the wait for the reply to QUIT.
 	quitTimeout = 2 * time.Second
 )
@@ -108,6 +114,10 @@ func (d *Driver) put(c *conn) {
 		return
 	}
 	c.nc.Bind(context.Background())
+	maxIdle := d.MaxIdleConnsPerHost
+	if maxIdle <= 0 {
+		maxIdle = defaultMaxIdle
+	}
 	d.mu.Lock()
 	if len(d.idle[c.key]) < maxIdle {
 		if d.idle == nil {
@@ -187,11 +197,16 @@ func (c *conn) capabilities(req *fetch.Request) error {
 		return nil
 	}
 	caps := make(map[string][]string)
-	err = c.dotLines("capability list", func(line []byte) {
+	n := 0
+	err = c.dotLines("capability list", func(line []byte) error {
+		if n++; n > maxCaps {
+			return fetch.Errorf(fetch.ErrProtocol, "nntp: the capability list goes on past %d lines", maxCaps)
+		}
 		req.Trace(fetch.In, string(line))
-		if f := strings.Fields(string(line)); len(f) > 0 && len(caps) < maxCaps {
+		if f := strings.Fields(string(line)); len(f) > 0 {
 			caps[strings.ToUpper(f[0])] = f[1:]
 		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -301,21 +316,27 @@ func (c *conn) ioError(err error, what string) error {
 
 // dotLines reads a multi-line block to its final dot, calling fn with
 // each line but empty ones, without its line end and cut at maxLine
-// bytes. fn must copy what it keeps.
-func (c *conn) dotLines(what string, fn func(line []byte)) error {
+// bytes. fn must copy what it keeps. An error of fn ends the read, and
+// leaves the connection out of step.
+func (c *conn) dotLines(what string, fn func(line []byte) error) error {
 	if c.lr == nil {
 		c.lr = bufio.NewReaderSize(nil, maxLine)
 	}
 	c.lr.Reset(c.r.DotReader())
 	for {
+		var ferr error
 		line, err := c.lr.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			fn(line)
+			ferr = fn(line)
 			for err == bufio.ErrBufferFull {
 				_, err = c.lr.ReadSlice('\n')
 			}
 		} else if line = bytes.TrimSuffix(line, []byte("\n")); len(line) > 0 {
-			fn(line)
+			ferr = fn(line)
+		}
+		if ferr != nil {
+			c.broken = true
+			return ferr
 		}
 		switch {
 		case err == io.EOF:
@@ -423,8 +444,9 @@ func (c *conn) group(ctx context.Context, req *fetch.Request, t *target) (count,
 }
 
 // overview sends OVER (or XOVER) for the articles lo to hi and calls fn
-// with each line of the reply. No article in the range is no line.
-func (c *conn) overview(ctx context.Context, req *fetch.Request, t *target, lo, hi int64, fn func([]byte)) error {
+// with each line of the reply; an error of fn ends the reply. No article
+// in the range is no line.
+func (c *conn) overview(ctx context.Context, req *fetch.Request, t *target, lo, hi int64, fn func([]byte) error) error {
 	for {
 		line := fmt.Sprintf("%s %d-%d", c.over, lo, hi)
 		code, msg, err := c.cmd(ctx, req, t, line)

@@ -93,7 +93,9 @@ func (t *target) articleURL(n int64, messageID string) string {
 // not have ("<x@[127.0.0.1]>").
 func newsArticleURL(id string) (string, bool) {
 	at := strings.LastIndexByte(id, '@')
-	if at <= 0 || at == len(id)-1 || strings.ContainsAny(id, "\r\n\x00") {
+	// Issue 12: an id with white space is one the driver refuses to ask
+	// for (target.check); its article is asked for by number.
+	if at <= 0 || at == len(id)-1 || strings.ContainsAny(id, "\r\n\x00 \t") {
 		return "", false
 	}
 	s := (&uri.News{MessageID: id}).String()
@@ -155,12 +157,22 @@ func (t *target) activeEntry(line string) (fetch.Entry, error) {
 		Size:  -1,
 		Title: fmt.Sprintf("%d %s, %s", count, articles, postingStatus(f[3])),
 	}
-	if t.scheme == "news" {
-		e.URL = (&uri.News{Group: f[0]}).String()
+	if s, ok := newsGroupURL(f[0]); ok && t.scheme == "news" {
+		e.URL = s
 	} else {
-		e.URL = (&uri.NNTP{Login: t.login, Group: f[0]}).String()
+		e.URL = (&uri.NNTP{Login: t.serverLogin(), Group: f[0]}).String()
 	}
 	return e, nil
+}
+
+// newsGroupURL returns news:group, if it is a URL that lists the group.
+// Issue 12: a news: URL with "@" is an article, and one with a wildmat
+// character a list of groups; a group so named gets an nntp: URL.
+func newsGroupURL(group string) (string, bool) {
+	if strings.IndexByte(group, '@') >= 0 || isWildmat(group) {
+		return "", false
+	}
+	return (&uri.News{Group: group}).String(), true
 }
 
 // postingStatus describes the status field of an active line.
@@ -184,7 +196,8 @@ func postingStatus(s string) string {
 
 // eachLine calls fn with each non-empty line of r, without its line end,
 // and with an error for a line longer than maxLine (skipped) or a failed
-// read (the last call). It stops when fn returns false.
+// read (the last call; the part of a line read before it is no line). It
+// stops when fn returns false.
 func eachLine(r io.Reader, fn func(line []byte, err error) bool) {
 	br := bufio.NewReaderSize(r, maxLine)
 	for n := 1; ; n++ {
@@ -196,7 +209,7 @@ func eachLine(r io.Reader, fn func(line []byte, err error) bool) {
 			if !fn(nil, fetch.Errorf(fetch.ErrProtocol, "nntp: listing line %d is longer than %d bytes", n, maxLine)) {
 				return
 			}
-		} else if line = bytes.TrimRight(line, "\r\n"); len(line) > 0 {
+		} else if line = bytes.TrimRight(line, "\r\n"); len(line) > 0 && (err == nil || err == io.EOF) {
 			if !fn(line, nil) {
 				return
 			}

@@ -140,6 +140,10 @@ type Driver struct {
 	// articles numbered Range.First to Range.Last, all of them, newest
 	// first; MaxEntries then does not apply.
 	Range ArticleRange
+	// MaxIdleConnsPerHost is how many idle connections the Driver keeps
+	// per server and user for later fetches (0: 2). A program fetching N
+	// URLs from one server at once keeps N.
+	MaxIdleConnsPerHost int
 
 	mu   sync.Mutex
 	idle map[poolKey][]*conn
@@ -169,6 +173,7 @@ type target struct {
 	number int64
 
 	addr    string    // host:port to dial
+	port    int       // its port
 	host    string    // for netrc and messages
 	login   uri.Login // of an nntp URL, for its entries' URLs (no password)
 	user    string    // from an nntp URL
@@ -191,6 +196,14 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	t, err := d.target(req.URL)
 	if err != nil {
 		return nil, err
+	}
+	if t.scheme == "news" {
+		// RFC 1738 section 6: the configured server's port is held to
+		// the policy an nntp URL's port is (Request.Dial applies it to
+		// the URL's).
+		if err := req.CheckPort("nntp", t.port); err != nil {
+			return nil, err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -263,7 +276,7 @@ func (d *Driver) target(u *uri.URL) (*target, error) {
 		if err != nil {
 			return nil, fetch.Errorf(fetch.ErrUnsupported, "nntp: news server setting: %v", err)
 		}
-		t.host, t.addr = host, net.JoinHostPort(host, strconv.Itoa(port))
+		t.host, t.addr, t.port = host, net.JoinHostPort(host, strconv.Itoa(port)), port
 	case "nntp":
 		if !u.Authority || u.Host == "" {
 			return nil, fetch.Errorf(fetch.ErrURL, "nntp: %s: an nntp URL needs //host (RFC 1738 section 3.7)", u.Redacted())

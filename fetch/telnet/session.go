@@ -1,8 +1,8 @@
 package telnet
 
 import (
-	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -144,6 +144,9 @@ type Session struct {
 	scrub   []byte // the password, dropped if the server echoes it next
 	held    []byte // output that may be the start of that echo
 	readErr error  // an error met in negotiation, returned once data runs out
+	// received counts the bytes read from the connection, commands
+	// included; past limit (when not 0) a read fails with errLimit.
+	received, limit int64
 
 	writeMu sync.Mutex // guards what follows and every write to conn
 	lastCR  bool       // the last byte written was a CR sent as CR NUL
@@ -213,10 +216,10 @@ func (s *Session) Read(p []byte) (int, error) {
 func (s *Session) unecho(p []byte, n int) int {
 	s.held = append(s.held, p[:n]...)
 	switch {
-	case bytes.HasPrefix(s.held, s.scrub):
+	case hasEchoPrefix(s.held, s.scrub):
 		s.trace(fetch.Note, "the server echoed the password; it is left out of the session's text")
 		s.held = s.held[len(s.scrub):]
-	case bytes.HasPrefix(s.scrub, s.held):
+	case hasEchoPrefix(s.scrub, s.held):
 		return 0 // still maybe the echo: wait for more
 	}
 	s.scrub = nil
@@ -225,6 +228,22 @@ func (s *Session) unecho(p []byte, n int) int {
 	m := copy(p, out)
 	s.pending = append(s.pending, out[m:]...)
 	return m
+}
+
+// hasEchoPrefix reports whether b begins with prefix, comparing bytes
+// without their eighth bit: a server in NVT ASCII (no BINARY option, RFC
+// 854) echoes the non-ASCII bytes of a password with that bit stripped,
+// and the echo must still be recognised. Issue 12: "ü" came back as "C<".
+func hasEchoPrefix(b, prefix []byte) bool {
+	if len(b) < len(prefix) {
+		return false
+	}
+	for i, c := range prefix {
+		if b[i]&0x7f != c&0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // readData parses the connection's bytes into p, reading more when none
@@ -244,6 +263,12 @@ func (s *Session) readData(p []byte) (int, error) {
 		}
 		m, err := s.conn.Read(s.raw[len(s.raw):cap(s.raw)])
 		s.raw = s.raw[:len(s.raw)+m]
+		s.received += int64(m)
+		if s.limit > 0 && s.received > s.limit {
+			// Negotiation alone, or a subnegotiation that never ends,
+			// yields no data: only the count of bytes can stop it.
+			return 0, errLimit
+		}
 		if m == 0 && err != nil {
 			return 0, err
 		}
@@ -563,11 +588,18 @@ func (s *Session) SetReadDeadline(t time.Time) error { return s.conn.SetReadDead
 // SetWriteDeadline sets the write deadline; see SetDeadline.
 func (s *Session) SetWriteDeadline(t time.Time) error { return s.conn.SetWriteDeadline(t) }
 
+// errLimit: the server sent more than the login reads.
+var errLimit = errors.New("telnet: read limit reached")
+
 // readLogin reads the next piece of the session's output during the
-// login and keeps it for the Body, returning it too.
+// login and keeps it for the Body, returning it too. Past the first
+// maxLoginOutput bytes the server sends, commands included, it fails
+// with errLimit.
 func (s *Session) readLogin(buf []byte) ([]byte, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
+	s.limit = maxLoginOutput
+	defer func() { s.limit = 0 }()
 	n, err := s.readData(buf)
 	s.pending = append(s.pending, buf[:n]...)
 	return buf[:n], err

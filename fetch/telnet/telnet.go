@@ -48,8 +48,9 @@ var (
 	defaultPasswordPrompt = regexp.MustCompile(DefaultPasswordPrompt)
 )
 
-// maxLoginOutput bounds the output kept while the login waits for a
-// prompt: a server that talks on without asking fails the login.
+// maxLoginOutput bounds what the login reads while it waits for a
+// prompt, output and commands: a server that talks or negotiates on
+// without asking fails the login.
 const maxLoginOutput = 1 << 20
 
 // Driver opens telnet sessions. Its zero value is ready to use: it opens
@@ -239,9 +240,9 @@ func (w *promptWaiter) wait(ctx context.Context, re *regexp.Regexp, what string)
 		case errors.Is(err, io.EOF):
 			w.req.Tracef(fetch.Note, "the server closed the session before a %s prompt", what)
 			return false, nil
-		case err != nil:
+		case err != nil && !errors.Is(err, errLimit):
 			return false, err
-		case w.kept > maxLoginOutput:
+		case errors.Is(err, errLimit), w.kept > maxLoginOutput:
 			return false, fetch.Errorf(fetch.ErrProtocol, "telnet: no %s prompt matching %s in the first %d bytes the server sent", what, re, maxLoginOutput)
 		}
 	}

@@ -359,11 +359,16 @@ func (b *body) Read(p []byte) (int, error) {
 }
 
 // Close ends the exchange: it closes the session. It may be called more
-// than once.
+// than once. It returns the error that broke a read of the body, if one
+// did, so that a caller who only walked the Entries learns the listing
+// is not whole.
 func (b *body) Close() error {
 	b.once.Do(b.done)
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.closed = true
-	b.mu.Unlock()
+	if b.err != io.EOF {
+		return b.err
+	}
 	return nil
 }
