@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -27,19 +28,18 @@ type options struct {
 	verbose    bool
 	quiet      bool
 	timeout    time.Duration
+	parallel   int  // -P: URLs fetched at once
+	perHost    int  // at most this many of them from one server
+	retry      int  // --retry: tries again after a transient failure
+	resume     bool // -C: continue a partial output file
 	client     *fetch.Client
-	buf        []byte // the copy buffer, one for every URL of the run
+	progress   *progress // the run's bars on standard error (progress.go)
 }
 
-// copyBuffer returns the run's copy buffer, made on first use: many small
-// documents in one run (100 files over one FTP connection) then share one
-// buffer rather than each allocating and clearing its own.
-func (o *options) copyBuffer() []byte {
-	if o.buf == nil {
-		o.buf = make([]byte, copyBufferSize)
-	}
-	return o.buf
-}
+// copyBuffers are the buffers transfers copy through, one per running
+// transfer: many small documents in one run (100 files over one FTP
+// connection) share them rather than each allocating and clearing its own.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}
 
 func optionsFrom(c *cli.Context) (*options, error) {
 	o := &options{
@@ -51,14 +51,24 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		verbose:    c.Bool("verbose"),
 		quiet:      c.Bool("quiet"),
 		timeout:    c.Duration("timeout"),
+		parallel:   c.Int("parallel"),
+		perHost:    c.Int("per-host"),
+		retry:      c.Int("retry"),
+		resume:     c.Bool("continue"),
 	}
 	switch {
 	case o.output != "" && o.remoteName:
 		return nil, cli.Exit("-o and -O exclude each other", exitUsage)
-	case o.output != "" && c.NArg() > 1:
-		return nil, cli.Exit("-o takes one URL; use -O (and --dir) for several", exitUsage)
 	case o.dir != "" && !o.remoteName:
 		return nil, cli.Exit("--dir goes with -O", exitUsage)
+	case o.resume && o.output == "" && !o.remoteName:
+		return nil, cli.Exit("-C continues an output file: it needs -o FILE or -O", exitUsage)
+	case o.parallel < 1:
+		return nil, cli.Exit("-P needs a number of 1 or more", exitUsage)
+	case o.perHost < 1:
+		return nil, cli.Exit("--per-host needs a number of 1 or more", exitUsage)
+	case o.retry < 0:
+		return nil, cli.Exit("--retry needs a number of 0 or more", exitUsage)
 	}
 	cl := all.NewClient()
 	cl.ConnectTimeout = c.Duration("connect-timeout")
@@ -100,24 +110,8 @@ func terminalPrompt(errw io.Writer) func(context.Context, string) (string, error
 	}
 }
 
-// fetchAll fetches every URL in turn and returns the exit code: the
-// highest of the URLs' codes.
-func fetchAll(ctx context.Context, o *options, urls []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	defer o.client.Close()
-	code := exitOK
-	for _, raw := range urls {
-		if err := fetchOne(ctx, o, raw, stdin, stdout, stderr); err != nil {
-			fmt.Fprintln(stderr, errorLine(err))
-			code = worst(code, exitCode(err))
-		}
-		if ctx.Err() != nil {
-			return worst(code, exitInterrupted)
-		}
-	}
-	return code
-}
-
-func fetchOne(ctx context.Context, o *options, raw string, stdin io.Reader, stdout, stderr io.Writer) error {
+// fetchOne fetches raw once into sk, its output.
+func fetchOne(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) error {
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
@@ -128,6 +122,7 @@ func fetchOne(ctx context.Context, o *options, raw string, stdin io.Reader, stdo
 		return err
 	}
 	req.Input = stdin
+	req.Offset = sk.offset()
 	resp, err := o.client.Do(ctx, req)
 	if err != nil {
 		return handOff(ctx, err, stdin, stdout, stderr)
@@ -137,11 +132,13 @@ func fetchOne(ctx context.Context, o *options, raw string, stdin io.Reader, stdo
 
 	switch resp.Kind {
 	case fetch.Listing:
-		return withOutput(o, resp, stdout, func(w io.Writer) error {
+		body := &readError{ReadCloser: resp.Body}
+		resp.Body = body
+		return sk.listing(resp, func(w io.Writer) error {
 			if o.json {
-				return writeEntriesJSON(w, resp)
+				return writeEntriesJSON(w, resp, body)
 			}
-			return writeEntries(w, stderr, resp, o.urls)
+			return writeEntries(w, stderr, resp, body, o.urls)
 		})
 	case fetch.Session:
 		return runSession(ctx, resp, stdin, stdout)
@@ -155,65 +152,20 @@ func fetchOne(ctx context.Context, o *options, raw string, stdin io.Reader, stdo
 		if o.json && o.output == "" && !o.remoteName {
 			return writeMetaJSON(stdout, resp)
 		}
-		err := withOutput(o, resp, stdout, func(w io.Writer) error {
-			_, err := io.CopyBuffer(onlyWriter{w}, resp.Body, o.copyBuffer())
-			return err
-		})
-		if err == nil && o.json {
-			err = writeMetaJSON(stdout, resp)
-		}
-		return err
-	}
-}
-
-// withOutput runs write against the output the options name: standard
-// output, or a file that appears under its name only when write and the
-// body's Close both succeed.
-func withOutput(o *options, resp *fetch.Response, stdout io.Writer, write func(io.Writer) error) error {
-	path := o.output
-	if o.remoteName {
-		dir := o.dir
-		if dir == "" {
-			dir = "."
-		}
-		p, err := safeJoin(dir, outputName(resp.URL))
+		buf := copyBuffers.Get().(*[]byte)
+		defer copyBuffers.Put(buf)
+		bar := startBar(o, resp, sk.path)
+		resp.Body = bar.body(resp.Body)
+		err := sk.document(resp, *buf)
+		bar.done(err)
 		if err != nil {
 			return err
 		}
-		path = p
-	}
-	if path == "" || path == "-" {
-		if err := write(stdout); err != nil {
-			return bodyError(resp, err)
+		if o.json {
+			return writeMetaJSON(stdout, resp)
 		}
-		return bodyError(resp, resp.Body.Close())
+		return nil
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		// A device or FIFO (-o /dev/null): nothing to rename into place.
-		dev, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		defer dev.Close()
-		if err := write(dev); err != nil {
-			return bodyError(resp, err)
-		}
-		return bodyError(resp, resp.Body.Close())
-	}
-	f, err := createAtomic(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	if err := write(f); err != nil {
-		return bodyError(resp, err)
-	}
-	// Close finishes the exchange (FTP 226, NNTP dot line): only then is
-	// the file known to be complete.
-	if err := resp.Body.Close(); err != nil {
-		return bodyError(resp, err)
-	}
-	return f.Commit()
 }
 
 // bodyError wraps an error met while reading a body with the URL, as the
@@ -231,9 +183,12 @@ func bodyError(resp *fetch.Response, err error) error {
 
 // writeEntries prints a listing as aligned columns, one entry per line,
 // as it streams in: type, size, date, name (and URL).
-func writeEntries(w, stderr io.Writer, resp *fetch.Response, urls bool) error {
+func writeEntries(w, stderr io.Writer, resp *fetch.Response, body *readError, urls bool) error {
 	for e, err := range resp.Entries() {
 		if err != nil {
+			if body.err != nil {
+				return err // the listing broke off: its error ends it
+			}
 			fmt.Fprintf(stderr, "fetch: %s: %v\n", resp.URL.Redacted(), err)
 			continue
 		}
@@ -260,10 +215,13 @@ func writeEntries(w, stderr io.Writer, resp *fetch.Response, urls bool) error {
 }
 
 // writeEntriesJSON prints one JSON object per entry (JSON Lines).
-func writeEntriesJSON(w io.Writer, resp *fetch.Response) error {
+func writeEntriesJSON(w io.Writer, resp *fetch.Response, body *readError) error {
 	enc := json.NewEncoder(w)
 	for e, err := range resp.Entries() {
 		if err != nil {
+			if body.err != nil {
+				return err
+			}
 			if err := enc.Encode(map[string]string{"error": err.Error()}); err != nil {
 				return err
 			}
@@ -274,6 +232,22 @@ func writeEntriesJSON(w io.Writer, resp *fetch.Response) error {
 		}
 	}
 	return nil
+}
+
+// readError is a listing's Body that keeps the error that broke its
+// read: an entry error after it is the end of the listing, not one more
+// line that could not be parsed.
+type readError struct {
+	io.ReadCloser
+	err error
+}
+
+func (r *readError) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
 }
 
 // writeMetaJSON prints a response's metadata as one JSON object.
@@ -305,7 +279,7 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\r", "")), " ")
 }
 
-// copyBufferSize is the one buffer a transfer uses: large enough that a
+// copyBufferSize is the buffer a transfer copies through: large enough that a
 // fast loopback transfer costs few system calls, small enough that memory
 // stays flat.
 const copyBufferSize = 256 << 10

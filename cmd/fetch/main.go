@@ -52,14 +52,16 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 	app := &cli.App{
 		Name:      "fetch",
 		Usage:     "dereference URLs of every RFC 1738 scheme",
-		UsageText: "fetch [options] URL...\n   fetch parse [--json] URL\n   fetch resolve BASE REF...\n   fetch extract [--json] [FILE]",
+		UsageText: "fetch [options] URL...\n   fetch [options] -i FILE\n   fetch parse [--json] URL\n   fetch resolve BASE REF...\n   fetch extract [--json] [FILE]",
 		Version:   version,
 		Description: strings.TrimSpace(`
 fetch runs the retrieval algorithm RFC 1738 gives for each URL's scheme over
 the real protocol and writes what the URL designates. A document goes to
 standard output, or to a file with -o or -O; a listing (a directory, a gopher
 menu, a news group) prints as columns, or as one JSON object per entry with
---json.
+--json. While documents transfer, and standard error is a terminal they are
+not written to, each shows a progress bar there (a spinner when its length is
+unknown) and leaves one line when done; -q and -v turn the bars off.
 
 Examples, one per scheme:
    fetch file:///etc/motd
@@ -75,6 +77,9 @@ Examples, one per scheme:
    echo hello | fetch --smtp-server mail.example.org:25 mailto:someone@example.org
    fetch telnet://bbs.example.org
    fetch --login telnet://guest:guest@bbs.example.org/
+   fetch -P 8 -O --dir mirror -i urls.txt                  (8 at once, URLs from a file)
+   fetch -C --retry 3 -o big.iso ftp://ftp.example.org/pub/big.iso
+   fetch --gateway gopher=http://proxy.example.org:3128 gopher://gopher.example.org/1/
    fetch parse 'ftp://joe@host/%2Fetc/motd;type=a'
    fetch resolve http://a/b/c/d ../g
    fetch extract < message.txt
@@ -87,14 +92,29 @@ Examples, one per scheme:
 		ErrWriter:              stderr,
 		ExitErrHandler:         func(*cli.Context, error) {},
 		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
+			urls := c.Args().Slice()
+			input := stdin
+			if name := c.String("input-file"); name != "" {
+				more, err := readURLs(name, stdin)
+				if err != nil {
+					return cli.Exit("-i: "+err.Error(), exitUsage)
+				}
+				urls = append(urls, more...)
+				if name == "-" {
+					input = nil // standard input held the URLs
+				}
+			}
+			if len(urls) == 0 {
 				return cli.Exit("no URL given; see fetch --help", exitUsage)
+			}
+			if c.String("output") != "" && len(urls) > 1 {
+				return cli.Exit("-o takes one URL; use -O (and --dir) for several", exitUsage)
 			}
 			opts, err := optionsFrom(c)
 			if err != nil {
 				return err
 			}
-			*code = fetchAll(c.Context, opts, c.Args().Slice(), stdin, stdout, stderr)
+			*code = fetchAll(c.Context, opts, urls, input, stdout, stderr)
 			return nil
 		},
 		Commands: []*cli.Command{parseCommand(stdout), resolveCommand(stdout), extractCommand(stdin, stdout)},
@@ -119,8 +139,13 @@ func fetchFlags() []cli.Flag {
 		&cli.StringFlag{Name: "dir", Usage: "with -O, write the files into `DIR`"},
 		&cli.BoolFlag{Name: "json", Usage: "print listings as one JSON object per entry, and a document's metadata instead of its bytes (unless -o/-O)"},
 		&cli.BoolFlag{Name: "urls", Usage: "print each listing entry's URL as a last column"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the protocol conversation to standard error (passwords masked)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the protocol conversation to standard error (passwords masked), without progress bars"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors: no progress bars, no lines for finished transfers"},
+		&cli.StringFlag{Name: "input-file", Aliases: []string{"i"}, Usage: "fetch the URLs listed in `FILE` too (\"-\": standard input): one a line; blank lines and lines starting with # are skipped, <URL:...> wrappers taken off"},
+		&cli.IntFlag{Name: "parallel", Aliases: []string{"P"}, Value: 1, Usage: "fetch `N` URLs at once; documents written to standard output still come out whole and in order"},
+		&cli.IntFlag{Name: "per-host", Value: 8, Usage: "fetch at most `N` URLs at once from one server (with -P)"},
+		&cli.BoolFlag{Name: "continue", Aliases: []string{"C"}, Usage: "continue a partial output file (-o or -O) from its end: FTP REST, HTTP Range; a server that cannot resume starts again, and fetch says so"},
+		&cli.IntFlag{Name: "retry", Usage: "try a URL again up to `N` times after a transient failure (a timeout, a refused or broken connection, FTP 4xx such as 421, HTTP 5xx), waiting 1s, 2s, 4s, ... and resuming where the last try stopped; never after not-found, auth or unsafe errors"},
 		&cli.DurationFlag{Name: "timeout", Usage: "give up on a URL after `DURATION` in all (0: never)"},
 		&cli.DurationFlag{Name: "connect-timeout", Value: 30e9, Usage: "give up connecting after `DURATION`"},
 		&cli.DurationFlag{Name: "idle-timeout", Value: 60e9, Usage: "give up when the server sends nothing for `DURATION`"},

@@ -1,10 +1,17 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/urlfetch/urlfetch/uri"
@@ -15,38 +22,70 @@ import (
 // failed fetch never leaves a file that looks complete.
 type atomicFile struct {
 	*os.File
-	final string
+	root  *os.Root // the directory, opened once
+	tmp   string   // the temporary file's name in root
+	final string   // the output's name in root
 	done  bool
 }
 
-// createAtomic opens a temporary file next to path. The temporary file is
-// created with O_EXCL, and rename replaces whatever path is (a planted
-// symbolic link included) without following it.
+// maxTempPrefix bounds the part of the output's name that the temporary
+// file's name repeats, so that ".NAME.part-123456789" fits in a file name
+// however long NAME is.
+const maxTempPrefix = 200
+
+// createAtomic opens a temporary file beside path. path's directory is
+// opened once, as an os.Root, and both the temporary file and the rename
+// happen in it: a symbolic link on the way to it (--dir) is followed then
+// and only then, so changing it mid-transfer does not move the file. The
+// temporary file is created with O_EXCL, which follows no link, and the
+// rename replaces whatever the final name is (a planted symbolic link
+// included) without following it.
 func createAtomic(path string) (*atomicFile, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".part-*")
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &atomicFile{File: f, final: path}, nil
+	prefix := "." + cutName(base, maxTempPrefix) + ".part-"
+	for range 100 {
+		tmp := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		f, err := root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			root.Close()
+			return nil, err
+		}
+		return &atomicFile{File: f, root: root, tmp: tmp, final: base}, nil
+	}
+	root.Close()
+	return nil, fmt.Errorf("no free temporary name %s* in %s", prefix, dir)
 }
 
 // Commit renames the finished file into place.
 func (a *atomicFile) Commit() error {
-	if err := a.File.Close(); err != nil {
-		os.Remove(a.File.Name())
-		return err
+	if a.done {
+		return errors.New("output file committed or aborted already")
 	}
 	a.done = true
-	if err := os.Chmod(a.File.Name(), 0o644); err != nil {
-		os.Remove(a.File.Name())
+	defer a.root.Close()
+	// Through the open file: a name can be swapped for a link, the file
+	// itself cannot.
+	if err := a.File.Chmod(0o644); err != nil {
+		a.File.Close()
+		a.root.Remove(a.tmp)
 		return err
 	}
-	if err := os.Rename(a.File.Name(), a.final); err != nil {
-		os.Remove(a.File.Name())
+	if err := a.File.Close(); err != nil {
+		a.root.Remove(a.tmp)
+		return err
+	}
+	if err := a.root.Rename(a.tmp, a.final); err != nil {
+		a.root.Remove(a.tmp)
 		return err
 	}
 	return nil
@@ -59,7 +98,8 @@ func (a *atomicFile) Abort() {
 	}
 	a.done = true
 	a.File.Close()
-	os.Remove(a.File.Name())
+	a.root.Remove(a.tmp)
+	a.root.Close()
 }
 
 // maxNameBytes is the longest file name -O writes: most file systems take
@@ -102,29 +142,61 @@ func outputName(u *uri.URL) string {
 	return sanitizeName(p)
 }
 
-// sanitizeName makes s safe as a file name in the current directory.
+// maxExtBytes is the longest extension a shortened name keeps.
+const maxExtBytes = 16
+
+// sanitizeName makes s safe as a file name in the current directory: C0
+// and C1 control characters, the bidirectional overrides and isolates
+// that make a terminal show a name other than it is, bytes that are not
+// UTF-8 and path separators become "_"; leading dots go (no ".", ".." or
+// hidden file); nothing left is "index"; and a name over maxNameBytes is
+// shortened by shortenName.
 func sanitizeName(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
-		case r == utf8.RuneError, r < 0x20, r == 0x7f, r == '/', r == '\\':
+		case r == utf8.RuneError, unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '/', r == '\\':
 			b.WriteByte('_')
 		default:
 			b.WriteRune(r)
 		}
 	}
 	name := strings.TrimLeft(b.String(), ".")
-	if len(name) > maxNameBytes {
-		cut := maxNameBytes
-		for cut > 0 && !utf8.RuneStart(name[cut]) {
-			cut--
-		}
-		name = name[:cut]
-	}
 	if name == "" {
 		name = "index"
 	}
-	return name
+	return shortenName(name, maxNameBytes)
+}
+
+// shortenName fits name into max bytes: it keeps the extension (from the
+// first "." of the last maxExtBytes bytes, so ".tar.gz" stays whole) and
+// as much of the start as fits, joined by "~" and 12 hex digits of the
+// SHA-256 of the whole name, so that long names that differ only past the
+// cut do not overwrite each other.
+func shortenName(name string, max int) string {
+	if len(name) <= max {
+		return name
+	}
+	ext := ""
+	for i := len(name) - 1; i > 0 && len(name)-i <= maxExtBytes; i-- {
+		if name[i] == '.' {
+			ext = name[i:]
+		}
+	}
+	sum := sha256.Sum256([]byte(name))
+	tag := "~" + hex.EncodeToString(sum[:6])
+	return cutName(name[:len(name)-len(ext)], max-len(tag)-len(ext)) + tag + ext
+}
+
+// cutName cuts s to at most n bytes at a rune boundary.
+func cutName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // safeJoin joins dir and name, refusing a result outside dir.

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/ftp"
+	"github.com/urlfetch/urlfetch/fetch/nntp"
+	"github.com/urlfetch/urlfetch/uri"
+)
+
+// fetchAll fetches every URL, o.parallel at once and at most o.perHost of
+// them from one server at once, and returns the exit code: the highest of
+// the URLs' codes. Documents written to standard output come out whole and
+// in the order of the URLs, however the transfers interleave.
+func fetchAll(ctx context.Context, o *options, urls []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer o.client.Close()
+	keepIdle(o.client, min(o.parallel, o.perHost))
+	o.progress = newProgress(stderr, progressOn(o, stdout, stderr))
+	defer o.progress.wait()
+	turns := newTurns(stdout)
+	hosts := newHostLimit(o.perHost)
+	codes := make([]int, len(urls))
+	type job struct {
+		i       int
+		release func() // frees the URL's place in its server's limit
+	}
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for range max(1, min(o.parallel, len(urls))) {
+		wg.Go(func() {
+			for j := range jobs {
+				codes[j.i] = fetchJob(ctx, o, urls[j.i], turns.writer(j.i), stdin, stderr)
+				j.release()
+				turns.done(j.i)
+			}
+		})
+	}
+	// The places in the per-server limits are taken here, in the order
+	// of the URLs: a URL waiting for its turn on standard output holds
+	// its place, so were they taken by the workers, later URLs could
+	// hold every place of a server an earlier one still waits for.
+feed:
+	for i, raw := range urls {
+		release, err := hosts.acquire(ctx, hostKey(raw))
+		if err != nil {
+			break
+		}
+		select {
+		case jobs <- job{i, release}:
+		case <-ctx.Done():
+			release()
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	code := exitOK
+	for _, c := range codes {
+		code = worst(code, c)
+	}
+	if ctx.Err() != nil {
+		code = worst(code, exitInterrupted)
+	}
+	return code
+}
+
+// keepIdle makes the drivers that pool connections keep up to n idle per
+// server, so that n URLs fetched at once from one server reuse their n
+// connections rather than closing all but the pool's default few.
+func keepIdle(cl *fetch.Client, n int) {
+	if d, ok := cl.Driver("ftp").(*ftp.Driver); ok && d.MaxIdleConnsPerHost < n {
+		d.MaxIdleConnsPerHost = n
+	}
+	for _, scheme := range []string{"news", "nntp"} {
+		if d, ok := cl.Driver(scheme).(*nntp.Driver); ok && d.MaxIdleConnsPerHost < n {
+			d.MaxIdleConnsPerHost = n
+		}
+	}
+}
+
+// fetchJob fetches one URL, trying a transient failure again up to
+// o.retry times with growing delays, and returns its exit code. It prints
+// the error that ends it.
+func fetchJob(ctx context.Context, o *options, raw string, stdout io.Writer, stdin io.Reader, stderr io.Writer) int {
+	sk, err := newSink(o, raw, stdout, o.progress.writer())
+	if err != nil {
+		fmt.Fprintln(o.progress.writer(), errorLine(err))
+		return exitCode(err)
+	}
+	for attempt := 1; ; attempt++ {
+		err := fetchOne(ctx, o, raw, sk, stdin, stdout, stderr)
+		if err == nil {
+			return exitOK
+		}
+		if attempt > o.retry || !fetch.Temporary(err) || !sk.retryable() || ctx.Err() != nil {
+			sk.abort()
+			fmt.Fprintln(o.progress.writer(), errorLine(err))
+			return exitCode(err)
+		}
+		delay := retryDelay(attempt)
+		fmt.Fprintf(o.progress.writer(), "%s; trying again in %v (retry %d of %d)\n", errorLine(err), delay, attempt, o.retry)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			sk.abort()
+			return exitInterrupted
+		}
+	}
+}
+
+// retryDelay is the wait before retry n: 1s, 2s, 4s, ... at most 30s.
+func retryDelay(n int) time.Duration {
+	return min(time.Second<<min(n-1, 5), 30*time.Second)
+}
+
+// hostKey is what the per-host limit counts a URL against: its scheme's
+// server, or the scheme for URLs without a host (news:, mailto:).
+func hostKey(raw string) string {
+	u, err := uri.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.Host == "" {
+		return u.Scheme + ":"
+	}
+	return strings.ToLower(u.Host) + ":" + fmt.Sprint(u.PortNumber())
+}
+
+// hostLimit lets at most n fetches at once go to one server.
+type hostLimit struct {
+	n     int
+	mu    sync.Mutex
+	slots map[string]chan struct{}
+}
+
+func newHostLimit(n int) *hostLimit {
+	return &hostLimit{n: max(n, 1), slots: map[string]chan struct{}{}}
+}
+
+func (h *hostLimit) acquire(ctx context.Context, key string) (func(), error) {
+	h.mu.Lock()
+	ch := h.slots[key]
+	if ch == nil {
+		ch = make(chan struct{}, h.n)
+		h.slots[key] = ch
+	}
+	h.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// turns hands standard output to the URLs in their order: URL i's first
+// write waits until every URL before it is done, so documents never
+// interleave and come out in order, while their transfers run at once.
+type turns struct {
+	out      io.Writer
+	mu       sync.Mutex
+	cond     *sync.Cond
+	next     int          // the URL whose turn it is
+	finished map[int]bool // finished URLs after next
+}
+
+func newTurns(out io.Writer) *turns {
+	t := &turns{out: out, finished: map[int]bool{}}
+	t.cond = sync.NewCond(&t.mu)
+	return t
+}
+
+// writer is URL i's standard output.
+func (t *turns) writer(i int) io.Writer { return &turnWriter{t: t, i: i} }
+
+// done ends URL i's turn, and hands it on.
+func (t *turns) done(i int) {
+	t.mu.Lock()
+	t.finished[i] = true
+	for t.finished[t.next] {
+		delete(t.finished, t.next)
+		t.next++
+	}
+	t.mu.Unlock()
+	t.cond.Broadcast()
+}
+
+type turnWriter struct {
+	t      *turns
+	i      int
+	myTurn bool
+}
+
+func (w *turnWriter) Write(p []byte) (int, error) {
+	if !w.myTurn {
+		w.t.mu.Lock()
+		for w.t.next != w.i {
+			w.t.cond.Wait()
+		}
+		w.t.mu.Unlock()
+		w.myTurn = true
+	}
+	return w.t.out.Write(p)
+}
+
+// readURLs reads the URLs of -i FILE ("-": standard input): one a line,
+// blank lines and lines starting with "#" skipped, the <URL:...> and <...>
+// wrappers of RFC 1738's appendix taken off.
+func readURLs(name string, stdin io.Reader) ([]string, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	var urls []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "<") && strings.HasSuffix(line, ">") {
+			line = strings.TrimSpace(line[1 : len(line)-1])
+			line = strings.TrimSpace(strings.TrimPrefix(line, "URL:"))
+		}
+		if line == "" {
+			return nil, fmt.Errorf("%s:%d: an empty <URL:> wrapper", name, n)
+		}
+		urls = append(urls, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return urls, nil
+}

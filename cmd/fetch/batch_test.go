@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urlfetch/urlfetch/fetch"
+)
+
+func TestReadURLs(t *testing.T) {
+	in := "# comment\n\n  ftp://h/a  \n<URL:gopher://h/1/>\n< http://h/b >\n\t# indented comment\nnews:c\n"
+	got, err := readURLs("-", strings.NewReader(in))
+	want := []string{"ftp://h/a", "gopher://h/1/", "http://h/b", "news:c"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("readURLs = %q, %v; want %q", got, err, want)
+	}
+	if _, err := readURLs("-", strings.NewReader("ftp://h/a\n<URL:>\n")); err == nil || !strings.Contains(err.Error(), "-:2:") {
+		t.Errorf("an empty wrapper: %v; want an error naming line 2", err)
+	}
+	if _, err := readURLs("/nonexistent/urls.txt", nil); err == nil {
+		t.Error("a missing file: no error")
+	}
+}
+
+// Writers of later URLs wait for the earlier ones to be done, whatever
+// order the goroutines run in; a URL that writes nothing hands its turn
+// on too.
+func TestTurnsKeepOrder(t *testing.T) {
+	var out strings.Builder
+	tu := newTurns(&out)
+	var wg sync.WaitGroup
+	for i := 9; i >= 0; i-- { // started in reverse
+		wg.Go(func() {
+			w := tu.writer(i)
+			if i != 4 {
+				for j := 0; j < 3; j++ {
+					fmt.Fprintf(w, "%d", i)
+					time.Sleep(time.Millisecond)
+				}
+			}
+			tu.done(i)
+		})
+	}
+	wg.Wait()
+	if got, want := out.String(), "000111222333555666777888999"; got != want {
+		t.Errorf("output %q, want %q", got, want)
+	}
+}
+
+func TestHostLimit(t *testing.T) {
+	h := newHostLimit(2)
+	var now, peak atomic.Int32
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() {
+			release, err := h.acquire(context.Background(), "a:21")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			n := now.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			time.Sleep(2 * time.Millisecond)
+			now.Add(-1)
+			release()
+		})
+	}
+	wg.Wait()
+	if peak.Load() != 2 {
+		t.Errorf("peak %d at once on one host, want 2", peak.Load())
+	}
+	// Another host is not held up, and a cancelled wait ends.
+	r1, _ := h.acquire(context.Background(), "a:21")
+	r2, _ := h.acquire(context.Background(), "a:21")
+	if _, err := h.acquire(context.Background(), "b:21"); err != nil {
+		t.Errorf("another host: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := h.acquire(ctx, "a:21"); err == nil {
+		t.Error("a third slot on a host limited to 2")
+	}
+	r1()
+	r2()
+}
+
+func TestHostKeyAndDelay(t *testing.T) {
+	for raw, want := range map[string]string{
+		"ftp://H.example/a":      "h.example:21",
+		"ftp://h.example:2121/a": "h.example:2121",
+		"gopher://h.example/1/":  "h.example:70",
+		"news:comp.lang.go":      "news:",
+	} {
+		if got := hostKey(raw); got != want {
+			t.Errorf("hostKey(%q) = %q, want %q", raw, got, want)
+		}
+	}
+	var got []time.Duration
+	for n := 1; n <= 8; n++ {
+		got = append(got, retryDelay(n))
+	}
+	want := []time.Duration{1e9, 2e9, 4e9, 8e9, 16e9, 30e9, 30e9, 30e9}
+	if !slices.Equal(got, want) {
+		t.Errorf("retry delays %v, want %v", got, want)
+	}
+}
+
+// Documents on standard output wait for their turn while holding their
+// place in the per-server limit: with more URLs of one server than
+// places, the earliest must still get one (a deadlock before the places
+// were taken in order), and the output keeps the URLs' order.
+func TestParallelStdoutWithPerHostLimit(t *testing.T) {
+	cl := &fetch.Client{NetrcFile: "-"}
+	cl.Register("x", fetch.DriverFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+		// Later URLs answer first.
+		n := strings.TrimPrefix(req.URL.Path, "/")
+		d, _ := time.ParseDuration(n + "ms")
+		time.Sleep(30*time.Millisecond - d)
+		return &fetch.Response{Kind: fetch.Document, Length: -1, Body: io.NopCloser(strings.NewReader(n + "\n"))}, nil
+	}))
+	var urls []string
+	var want strings.Builder
+	for i := range 12 {
+		urls = append(urls, fmt.Sprintf("x://h/%d", i))
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	o := &options{parallel: 6, perHost: 2, client: cl}
+	var out, errs strings.Builder
+	done := make(chan int)
+	go func() { done <- fetchAll(context.Background(), o, urls, nil, &out, &errs) }()
+	select {
+	case code := <-done:
+		if code != exitOK || out.String() != want.String() {
+			t.Errorf("exit %d, output %q (errors %q); want %q", code, out.String(), errs.String(), want.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("fetchAll is stuck")
+	}
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/uri"
+)
+
+// A sink is where one URL's document goes: standard output, a device, a
+// file written under a temporary name and renamed when complete, or, with
+// -C, the partial file itself. It lives across the attempts of --retry
+// and counts what it has written, so that the next attempt asks the
+// server to start there (FTP REST, HTTP Range) and, from a server that
+// cannot, skips what is written already.
+type sink struct {
+	o      *options
+	stdout io.Writer // this URL's turn of standard output
+	stderr io.Writer
+	masked string // the URL for messages, without its password
+
+	path string // the output file; "" for standard output
+	dev  bool   // path is a device or FIFO: written as a stream
+	// fresh: path (from the URL) is a symbolic link, to be replaced by
+	// a new file even with -C.
+	fresh bool
+	f     *os.File
+	tmp   *atomicFile // f, when it is a temporary file
+	n     int64       // bytes of the document in the output
+	// wrote is set once anything reached standard output or a device: a
+	// listing cannot be taken back there.
+	wrote bool
+}
+
+func newSink(o *options, raw string, stdout, stderr io.Writer) (*sink, error) {
+	s := &sink{o: o, stdout: stdout, stderr: stderr, masked: raw, path: o.output}
+	if u, err := uri.Parse(raw); err == nil {
+		s.masked = u.Redacted()
+		if o.remoteName {
+			p, err := remotePath(o, u)
+			if err != nil {
+				return nil, err
+			}
+			s.path = p
+		}
+	}
+	if s.path == "-" {
+		s.path = ""
+	}
+	if s.path == "" {
+		return s, nil
+	}
+	// A name the user gave (-o) is followed; a name from the URL (-O) is
+	// not: a symbolic link planted under it is replaced, never written
+	// through, and is no partial file to continue.
+	stat := os.Stat
+	if o.remoteName {
+		stat = os.Lstat
+	}
+	fi, err := stat(s.path)
+	switch {
+	case err == nil && fi.Mode()&os.ModeSymlink != 0:
+		s.fresh = true
+	case err == nil && !fi.Mode().IsRegular() && !fi.IsDir():
+		s.dev = true // -o /dev/null, a FIFO
+	case err == nil && o.resume && fi.Mode().IsRegular():
+		s.n = fi.Size()
+	}
+	return s, nil
+}
+
+// remotePath is the -O file of u, in --dir.
+func remotePath(o *options, u *uri.URL) (string, error) {
+	dir := o.dir
+	if dir == "" {
+		dir = "."
+	}
+	return safeJoin(dir, outputName(u))
+}
+
+// offset is where the next attempt should ask the document to start.
+func (s *sink) offset() int64 { return s.n }
+
+// retryable reports whether another attempt can still give a correct
+// output: not after a listing went to a stream.
+func (s *sink) retryable() bool { return !s.wrote || s.n > 0 }
+
+// document writes the Body of a Document, from resp.Offset on, after
+// what earlier attempts wrote, and finishes the output when the Body
+// ends well.
+func (s *sink) document(resp *fetch.Response, buf []byte) error {
+	w, err := s.position(resp)
+	if err != nil {
+		return err
+	}
+	var r io.Reader = resp.Body
+	if skip := s.n - resp.Offset; skip > 0 {
+		// A server that started before where we asked (no resume): skip
+		// the bytes the stream has already.
+		if _, err := io.CopyN(io.Discard, r, skip); err != nil {
+			return bodyError(resp, err)
+		}
+	}
+	_, err = io.CopyBuffer(onlyWriter{countWriter{w, &s.n}}, r, buf)
+	if err != nil {
+		return bodyError(resp, err)
+	}
+	// Close finishes the exchange (FTP 226, NNTP dot line): only then is
+	// the document known to be complete.
+	if err := resp.Body.Close(); err != nil {
+		return bodyError(resp, err)
+	}
+	return s.commit()
+}
+
+// position opens the output for a response starting at resp.Offset and
+// returns where its bytes go.
+func (s *sink) position(resp *fetch.Response) (io.Writer, error) {
+	if resp.Offset > s.n {
+		return nil, bodyError(resp, fetch.Errorf(fetch.ErrProtocol, "the server started at byte %d, not at %d as asked", resp.Offset, s.n))
+	}
+	restart := resp.Offset < s.n
+	if restart && !s.o.quiet {
+		fmt.Fprintf(s.stderr, "fetch: %s: the server cannot resume at byte %d; starting again from byte %d\n", s.masked, s.n, resp.Offset)
+	}
+	if s.path == "" || s.dev {
+		s.wrote = true
+		if s.dev && s.f == nil {
+			f, err := os.OpenFile(s.path, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			s.f = f
+		}
+		if s.f != nil {
+			return s.f, nil
+		}
+		return s.stdout, nil // a restart skips what is written (document)
+	}
+	if s.f == nil {
+		if err := s.open(); err != nil {
+			return nil, err
+		}
+	}
+	if restart {
+		// A file can be cut back to where the server starts.
+		if err := s.f.Truncate(resp.Offset); err != nil {
+			return nil, err
+		}
+		s.n = resp.Offset
+	}
+	if _, err := s.f.Seek(s.n, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return s.f, nil
+}
+
+// open opens the output file: with -C the file itself, to continue it,
+// else a temporary file beside it.
+func (s *sink) open() error {
+	if s.o.resume && !s.fresh {
+		flags := os.O_WRONLY | os.O_CREATE
+		if s.o.remoteName {
+			flags |= syscall.O_NOFOLLOW // a link planted since newSink looked
+		}
+		f, err := os.OpenFile(s.path, flags, 0o644)
+		if err != nil {
+			return err
+		}
+		s.f = f
+		return nil
+	}
+	tmp, err := createAtomic(s.path)
+	if err != nil {
+		return err
+	}
+	s.tmp, s.f = tmp, tmp.File
+	s.n = 0
+	return nil
+}
+
+// listing writes a Listing through write: to standard output, or to a
+// file that appears complete or not at all.
+func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error {
+	var w io.Writer = s.stdout
+	switch {
+	case s.path == "" || s.dev:
+		s.wrote = true
+		if s.dev {
+			f, err := os.OpenFile(s.path, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			w = f
+		}
+	default:
+		if s.f != nil {
+			s.abort() // an earlier attempt's partial listing
+		}
+		tmp, err := createAtomic(s.path)
+		if err != nil {
+			return err
+		}
+		s.tmp, s.f = tmp, tmp.File
+		w = s.f
+	}
+	if err := write(w); err != nil {
+		return bodyError(resp, err)
+	}
+	if err := resp.Body.Close(); err != nil {
+		return bodyError(resp, err)
+	}
+	return s.commit()
+}
+
+// commit finishes the output: the temporary file takes its name.
+func (s *sink) commit() error {
+	switch {
+	case s.tmp != nil:
+		err := s.tmp.Commit()
+		s.tmp, s.f = nil, nil
+		return err
+	case s.f != nil:
+		err := s.f.Close()
+		s.f = nil
+		return err
+	}
+	return nil
+}
+
+// abort ends a failed output: a temporary file goes; a -C file stays, to
+// be continued.
+func (s *sink) abort() {
+	switch {
+	case s.tmp != nil:
+		s.tmp.Abort()
+	case s.f != nil:
+		s.f.Close()
+	}
+	s.tmp, s.f = nil, nil
+	if (!s.o.resume || s.fresh) && s.path != "" && !s.dev {
+		s.n = 0
+	}
+}
+
+// countWriter adds what it writes to *n.
+type countWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
+}
