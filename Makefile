@@ -3,9 +3,9 @@
 GO ?= go
 SERVERS := integration/servers/servers
 
-.PHONY: test vet unit integration compose-check servers-start servers-stop
+.PHONY: test vet unit fuzz integration compose-check servers-start servers-stop
 
-test: vet unit integration compose-check
+test: vet unit fuzz integration compose-check
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -14,6 +14,12 @@ vet:
 
 unit:
 	$(GO) test -race ./...
+
+# Every fuzz target for FUZZTIME (default 15s) on one worker, one after
+# another: a few minutes in all. A failing input is left under the
+# package's testdata/fuzz/ to be committed as a seed.
+fuzz:
+	GO=$(GO) fuzz/run
 
 # Starts the real servers on loopback, runs the integration suite against
 # them and stops them again, whatever the outcome.
