@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -81,26 +82,35 @@ func TestFIFO(t *testing.T) {
 	}
 }
 
-// TestFIFONoWriter: the open does not wait for a writer, and with none
-// the FIFO reads as empty.
-func TestFIFONoWriter(t *testing.T) {
-	u := fileURL(mkfifo(t))
+// TestFIFOLateWriter: as with cat, a FIFO read waits for its writer: one
+// that comes after the Fetch is read whole, not taken for an empty
+// document (the open itself does not block; the first read waits).
+func TestFIFOLateWriter(t *testing.T) {
+	fifo := mkfifo(t)
+	u := fileURL(fifo)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		w.Write([]byte("late"))
+		w.Close()
+	}()
 	done := make(chan error, 1)
 	go func() {
 		body, err := readAll(newClient(), u)
-		if err == nil && body != "" {
-			err = errors.New("body " + body)
+		if err == nil && body != "late" {
+			err = errors.New("body " + strconv.Quote(body))
 		}
 		done <- err
 	}()
-	limit := time.NewTimer(time.Second)
-	defer limit.Stop()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("Fetch(%q) of a FIFO with no writer: %v, want an empty body", u, err)
+			t.Errorf("Fetch(%q) of a FIFO whose writer comes late: %v, want \"late\"", u, err)
 		}
-	case <-limit.C:
-		t.Fatalf("Fetch(%q) of a FIFO with no writer still running after 1s", u)
+	case <-time.After(5 * time.Second):
+		t.Fatalf("Fetch(%q) still running 5s after the writer came", u)
 	}
 }

@@ -170,7 +170,9 @@ func (d *Driver) document(ctx context.Context, req *fetch.Request, f *uri.File, 
 			resp.Type, how = "application/octet-stream", "for a "+kindOf(info.Mode())
 		}
 		req.Tracef(fetch.Note, "type %s %s", resp.Type, how)
-		resp.Body = newBody(ctx, fh, fh)
+		b := newBody(ctx, fh, fh)
+		b.fifo = info.Mode()&fs.ModeNamedPipe != 0
+		resp.Body = b
 		return resp, nil
 	}
 	if resp.Type == "" {
@@ -224,6 +226,7 @@ type body struct {
 	closed atomic.Bool
 	once   sync.Once
 	err    error
+	fifo   bool // a FIFO not read yet: wait for its writer first
 }
 
 func newBody(ctx context.Context, f *os.File, r io.Reader) *body {
@@ -241,6 +244,17 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	if err := b.ctx.Err(); err != nil {
 		return 0, err
+	}
+	if b.fifo {
+		// Opened without blocking, a FIFO reads as empty until a writer
+		// comes: wait for one (or for its data) before the first read.
+		b.fifo = false
+		if err := waitForWriter(b.f); err != nil {
+			if cerr := b.ctx.Err(); cerr != nil {
+				return 0, cerr
+			}
+			return 0, err
+		}
 	}
 	n, err := b.r.Read(p)
 	if err != nil && err != io.EOF {
