@@ -60,8 +60,8 @@ import (
 // "NAME -> TARGET".
 //
 // Reads of a FIFO or a terminal block until data comes, and a cancelled
-// context ends them; a FIFO with no writer reads as empty, as the file is
-// opened without waiting for one.
+// context ends them; the first read of a FIFO waits for its writer (the
+// open does not, so that it can be cancelled).
 type Driver struct{}
 
 var _ fetch.Driver = (*Driver)(nil)
