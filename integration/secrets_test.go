@@ -22,12 +22,11 @@ import (
 // the files -O writes, is searched for the password in every form it
 // could leak in.
 
-// progressArgSets is the hook for progress lines. Each set is one more
-// way every case of TestSecretsNeverShown is run, after secretArgSets.
-// The progress bar being built shows only when standard error is a
-// terminal: when it lands, add its flag here ({"--progress"}) and give
-// runSecretCase a terminal for standard error. Empty until then.
-var progressArgSets [][]string
+// progressArgSets run every case once more with standard error on a
+// terminal, where the progress bars show ({PTY}), and the document to a
+// file so that a bar is drawn: the terminal's raw bytes, bars and summary
+// lines included, are searched like the rest.
+var progressArgSets = [][]string{{"{PTY}", "-O", "--dir", "{DIR}"}}
 
 // secretArgSets are the ways each case is run: plain, with the protocol
 // trace, with JSON, both with listing URLs, and to a file. {DIR} is a
@@ -250,11 +249,32 @@ func runSecretCase(t *testing.T, tc secretCase, extra []string) {
 		t.Fatal(err)
 	}
 	var args []string
+	onPTY := false
 	for _, a := range extra {
+		if a == "{PTY}" {
+			onPTY = true
+			continue
+		}
 		args = append(args, strings.ReplaceAll(a, "{DIR}", out))
 	}
 	args = append(args, tc.args...)
-	r := runFetchInput(t, dir, tc.stdin, args...)
+	var r cmdResult
+	if onPTY {
+		if tc.stdin != "" {
+			return // the terminal run has no input to give
+		}
+		stdout, err := os.Create(filepath.Join(dir, "stdout"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := startOnPty(t, dir, stdout, args...)
+		r.code = p.wait(t)
+		stdout.Close()
+		b, _ := os.ReadFile(filepath.Join(dir, "stdout"))
+		r.stdout, r.stderr = string(b), p.term.String()
+	} else {
+		r = runFetchInput(t, dir, tc.stdin, args...)
+	}
 	shown := masked(args)
 	if r.code != tc.code {
 		t.Errorf("fetch %q: exit %d, want %d; stderr %q", shown, r.code, tc.code, maskAll(r.stderr, tc.secrets))
