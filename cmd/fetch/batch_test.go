@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -143,5 +145,32 @@ func TestParallelStdoutWithPerHostLimit(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("fetchAll is stuck")
+	}
+}
+
+// --retry tries again after an HTTP 503 (a server that fails once on
+// demand is an in-process fake: no real one does), and not after a 404.
+func TestFakeServerRetryAfter503(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := hits.Add(1)
+		switch {
+		case r.URL.Path == "/missing":
+			http.NotFound(w, r)
+		case n == 1:
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		default:
+			io.WriteString(w, "hello\n")
+		}
+	}))
+	defer srv.Close()
+	r := fetchCmd(t, t.TempDir(), "", "--retry", "2", srv.URL+"/doc")
+	if r.code != exitOK || r.stdout != "hello\n" || !strings.Contains(r.stderr, "503 Service Unavailable; trying again in 1s (retry 1 of 2)") || hits.Load() != 2 {
+		t.Errorf("exit %d, stdout %q, stderr %q, %d requests; want the document after one retry", r.code, r.stdout, r.stderr, hits.Load())
+	}
+	hits.Store(0)
+	r = fetchCmd(t, t.TempDir(), "", "--retry", "2", srv.URL+"/missing")
+	if r.code != exitNotFound || strings.Contains(r.stderr, "trying again") || hits.Load() != 1 {
+		t.Errorf("404: exit %d, stderr %q, %d requests; want exit %d and no retry", r.code, r.stderr, hits.Load(), exitNotFound)
 	}
 }

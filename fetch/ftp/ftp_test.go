@@ -563,8 +563,8 @@ func TestErrors(t *testing.T) {
 	busy := newFakeServer(t)
 	busy.set(func() { busy.greeting = "421 Too many users, try later." })
 	_, err = c.Fetch(t.Context(), busy.URL("/readme.txt"))
-	if !errors.Is(err, fetch.ErrConnect) || !errors.As(err, &re) || !re.Temporary() {
-		t.Errorf("421 greeting: error = %v, want ErrConnect and a temporary *ReplyError", err)
+	if !errors.Is(err, fetch.ErrConnect) || !errors.As(err, &re) || !re.Temporary() || !fetch.Temporary(err) {
+		t.Errorf("421 greeting: error = %v, want ErrConnect and a temporary *ReplyError, which --retry tries again", err)
 	}
 
 	// Nothing is sent for a URL with a decoded CR or LF.
