@@ -62,9 +62,10 @@ func (r *Request) Dial(ctx context.Context) (*Conn, error) {
 }
 
 // DialAddr connects to addr (host:port) through the Client's dial path
-// without the URL port policy: for an FTP data connection, or a server
-// the user configured (the news server of news: URLs, the SMTP server of
-// mailto: URLs).
+// without checking the port policy itself: for an FTP data connection, or
+// a server the user configured (the news server of news: URLs, the SMTP
+// server of mailto: URLs). The drivers call CheckPort for those first,
+// with the scheme whose policy applies.
 func (r *Request) DialAddr(ctx context.Context, addr string) (*Conn, error) {
 	r.Tracef(Note, "connecting to %s", addr)
 	return r.cl().dial(ctx, "tcp", addr)
