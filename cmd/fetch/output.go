@@ -52,7 +52,9 @@ func createAtomic(path string) (*atomicFile, error) {
 	prefix := "." + cutName(base, maxTempPrefix) + ".part-"
 	for range 100 {
 		tmp := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
-		f, err := root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		// 0666 less the umask, as curl, wget and cp create files: the
+		// temporary name is the only one it has until it is complete.
+		f, err := root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -73,13 +75,6 @@ func (a *atomicFile) Commit() error {
 	}
 	a.done = true
 	defer a.root.Close()
-	// Through the open file: a name can be swapped for a link, the file
-	// itself cannot.
-	if err := a.File.Chmod(0o644); err != nil {
-		a.File.Close()
-		a.root.Remove(a.tmp)
-		return err
-	}
 	if err := a.File.Close(); err != nil {
 		a.root.Remove(a.tmp)
 		return err
