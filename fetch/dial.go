@@ -61,7 +61,10 @@ func (c *Client) checkPort(scheme string, port int) error {
 // and wraps the connection so that every read has the idle timeout and
 // cancelling ctx interrupts a blocked read or write.
 func (c *Client) dial(ctx context.Context, network, addr string) (*Conn, error) {
-	d := net.Dialer{Timeout: c.connectTimeout()}
+	// No TCP keepalive: every read has the idle timeout, which finds a
+	// dead peer sooner, and the probes' four setsockopt calls a
+	// connection are a measurable share of a small FTP file's cost.
+	d := net.Dialer{Timeout: c.connectTimeout(), KeepAlive: -1}
 	if c.DialContext != nil {
 		cctx, cancel := context.WithTimeout(ctx, c.connectTimeout())
 		defer cancel()

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
@@ -91,6 +93,29 @@ func TestFTPAnonymous(t *testing.T) {
 		if !strings.Contains(trace.String(), line+"\n") {
 			t.Errorf("trace has no %q:\n%s", line, trace)
 		}
+	}
+}
+
+// The command asks for the modification time (MDTM) only when it shows
+// it: with --json, whose "modified" is the time vsftpd gives.
+func TestFTPCommandModTime(t *testing.T) {
+	dir := t.TempDir()
+	url := ftpBase(t) + "/readme.txt"
+	r := runFetch(t, dir, "-v", "--json", url)
+	fi, err := os.Stat(filepath.Join(env(t, "FTP_ANON_ROOT"), "readme.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct{ Modified time.Time }
+	if err := json.Unmarshal([]byte(r.stdout), &meta); r.code != 0 || err != nil || !meta.Modified.Equal(fi.ModTime().UTC().Truncate(time.Second)) {
+		t.Errorf("--json: exit %d, %v, modified %v, want %v: %s", r.code, err, meta.Modified, fi.ModTime().UTC(), r.stdout)
+	}
+	if !strings.Contains(r.stderr, "> MDTM readme.txt\n") {
+		t.Errorf("--json -v: no MDTM in the trace:\n%s", r.stderr)
+	}
+	r = runFetch(t, dir, "-v", "-o", "out", url)
+	if r.code != 0 || strings.Contains(r.stderr, "> MDTM") {
+		t.Errorf("-v -o: exit %d; want no MDTM in the trace:\n%s", r.code, r.stderr)
 	}
 }
 
@@ -397,6 +422,7 @@ func TestFTPManyFilesOneConnection(t *testing.T) {
 	// (addr) connect too but never log in, so the connections of this run
 	// are the processes that got a USER.
 	connects, users, retrs := map[string]bool{}, map[string]bool{}, map[string]int{}
+	sizes, mdtms := 0, 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		m := vsftpdLogLine.FindStringSubmatch(sc.Text())
@@ -411,6 +437,10 @@ func TestFTPManyFilesOneConnection(t *testing.T) {
 			users[pid] = true
 		case strings.HasPrefix(what, `FTP command: Client "127.0.0.1", "RETR file-`):
 			retrs[pid]++
+		case strings.HasPrefix(what, `FTP command: Client "127.0.0.1", "SIZE `):
+			sizes++
+		case strings.HasPrefix(what, `FTP command: Client "127.0.0.1", "MDTM `):
+			mdtms++
 		}
 	}
 	t.Logf("vsftpd log: %d CONNECT (probes included), %d logins, RETR by process %v", len(connects), len(users), retrs)
@@ -425,6 +455,38 @@ func TestFTPManyFilesOneConnection(t *testing.T) {
 	}
 	if len(users) != 1 || len(retrs) != 1 || total != 100 {
 		t.Errorf("vsftpd log: %d control connections logged in, RETR by process %v; want one connection and its session process with all 100 RETR", len(users), retrs)
+	}
+	// vsftpd's 150 reply gives the size: SIZE only for the first file.
+	// The command shows no modification time without --json: no MDTM.
+	if sizes != 1 || mdtms != 0 {
+		t.Errorf("vsftpd log: %d SIZE and %d MDTM for 100 files; want 1 SIZE (the size is in every 150 reply) and no MDTM", sizes, mdtms)
+	}
+}
+
+// The library sends SIZE for the first file of a connection only, once
+// vsftpd's 150 reply gave the same size; MDTM still gives every file its
+// time. Lengths stay right, and so does the check on a short transfer.
+func TestFTPSizeFrom150(t *testing.T) {
+	base := ftpBase(t)
+	var trace []string
+	c := client(t)
+	defer c.Close()
+	c.Trace = func(dir fetch.Direction, line string) { trace = append(trace, string(dir)+" "+line) }
+	for i := range 3 {
+		trace = nil
+		resp, err := c.Fetch(t.Context(), fmt.Sprintf("%s/small100/file-%03d.txt", base, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.Length != int64(len(b)) || resp.Length == 0 || resp.Modified.IsZero() {
+			t.Errorf("file %d: %v, Length %d for %d bytes, Modified %v", i, err, resp.Length, len(b), resp.Modified)
+		}
+		size := slices.ContainsFunc(trace, func(l string) bool { return strings.HasPrefix(l, "> SIZE ") })
+		if size != (i == 0) {
+			t.Errorf("file %d: SIZE sent = %v, want it for the first file only: %q", i, size, trace)
+		}
 	}
 }
 

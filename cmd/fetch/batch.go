@@ -22,45 +22,27 @@ import (
 // in the order of the URLs, however the transfers interleave.
 func fetchAll(ctx context.Context, o *options, urls []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer o.client.Close()
+	useProcs(min(o.parallel, len(urls)))
 	keepIdle(o.client, min(o.parallel, o.perHost))
 	o.progress = newProgress(stderr, progressOn(o, stdout, stderr))
 	defer o.progress.wait()
 	turns := newTurns(stdout)
-	hosts := newHostLimit(o.perHost)
 	codes := make([]int, len(urls))
-	type job struct {
-		i       int
-		release func() // frees the URL's place in its server's limit
-	}
-	jobs := make(chan job)
+	q := &queue{urls: urls, hosts: newHostLimit(o.perHost)}
 	var wg sync.WaitGroup
 	for range max(1, min(o.parallel, len(urls))) {
 		wg.Go(func() {
-			for j := range jobs {
-				codes[j.i] = fetchJob(ctx, o, urls[j.i], turns.writer(j.i), stdin, stderr)
-				j.release()
-				turns.done(j.i)
+			for {
+				i, release, ok := q.take(ctx)
+				if !ok {
+					return
+				}
+				codes[i] = fetchJob(ctx, o, urls[i], turns.writer(i), stdin, stderr)
+				release()
+				turns.done(i)
 			}
 		})
 	}
-	// The places in the per-server limits are taken here, in the order
-	// of the URLs: a URL waiting for its turn on standard output holds
-	// its place, so were they taken by the workers, later URLs could
-	// hold every place of a server an earlier one still waits for.
-feed:
-	for i, raw := range urls {
-		release, err := hosts.acquire(ctx, hostKey(raw))
-		if err != nil {
-			break
-		}
-		select {
-		case jobs <- job{i, release}:
-		case <-ctx.Done():
-			release()
-			break feed
-		}
-	}
-	close(jobs)
 	wg.Wait()
 	code := exitOK
 	for _, c := range codes {
@@ -132,6 +114,36 @@ func hostKey(raw string) string {
 		return u.Scheme + ":"
 	}
 	return strings.ToLower(u.Host) + ":" + fmt.Sprint(u.PortNumber())
+}
+
+// queue hands the URLs to the workers in their order, each with its place
+// in its server's limit. The places are taken in the order of the URLs,
+// the next one by whichever worker is free (the others wait for it): a URL
+// waiting for its turn on standard output holds its place, so were they
+// taken out of order, later URLs could hold every place of a server an
+// earlier one still waits for. Taking them in the worker rather than in a
+// feeding goroutine saves a goroutine handoff, and a thread wakeup, a URL.
+type queue struct {
+	urls  []string
+	hosts *hostLimit
+	mu    sync.Mutex
+	next  int
+}
+
+// take returns the next URL's index and the function that frees its place;
+// ok is false when the URLs are all taken or ctx is done.
+func (q *queue) take(ctx context.Context) (i int, release func(), ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.next >= len(q.urls) || ctx.Err() != nil {
+		return 0, nil, false
+	}
+	release, err := q.hosts.acquire(ctx, hostKey(q.urls[q.next]))
+	if err != nil {
+		return 0, nil, false
+	}
+	q.next++
+	return q.next - 1, release, true
 }
 
 // hostLimit lets at most n fetches at once go to one server.

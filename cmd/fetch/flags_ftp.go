@@ -34,6 +34,9 @@ func init() {
 			d.AnonymousPassword = c.String("ftp-anonymous-password")
 			d.DisableEPSV = c.Bool("ftp-pasv")
 			d.NoPipelining = c.Bool("ftp-no-pipelining")
+			// The modification time shows only in --json: without it
+			// MDTM would cost the server a command a file for nothing.
+			d.SkipModTime = !c.Bool("json")
 			return nil
 		},
 	})

@@ -72,6 +72,11 @@ type session struct {
 	usePASV bool // jlaffaye/ftp has gone over to PASV
 	dataOK  bool // a data connection was set up (a 229 or 227 reply)
 
+	// sizeIn150 says this server's 150 reply to a binary RETR ends with
+	// the file's size, "(N bytes).", as vsftpd's, wu-ftpd's and ProFTPD's
+	// do: seen to equal what SIZE said, it spares later files the SIZE.
+	sizeIn150 bool
+
 	timer *time.Timer // closes the session when it has been idle too long
 }
 

@@ -36,6 +36,7 @@ import (
 	"net/textproto"
 	"os"
 	"os/user"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -133,6 +134,10 @@ type Driver struct {
 	// NoPipelining sends each command only after the reply to the last,
 	// for servers that lose commands sent ahead.
 	NoPipelining bool
+	// SkipModTime leaves out MDTM: Response.Modified stays zero, and each
+	// file costs the server one command less. For callers that do not
+	// use the time, as curl sends MDTM only for -R.
+	SkipModTime bool
 
 	mu   sync.Mutex
 	idle map[poolKey][]*session
@@ -346,12 +351,15 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 		}
 		off = 0
 	}
-	d.pipeline(s, typ, p.name, off)
+	// A server that gives the size in its 150 reply (seen on this
+	// connection) is not asked for it; wget reads the size there too.
+	askSize := typ == ftp.TransferTypeBinary && !(s.sizeIn150 && off == 0)
+	d.pipeline(s, typ, p.name, off, askSize)
 	if err := s.setType(typ); err != nil {
 		return nil, err
 	}
 	size := int64(-1)
-	if typ == ftp.TransferTypeBinary {
+	if askSize {
 		// In ASCII mode the size the server gives is not what the
 		// conversion yields: no Length then.
 		n, err := s.sc.FileSize(p.name)
@@ -363,7 +371,7 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 		}
 	}
 	var modified time.Time
-	if s.sc.IsGetTimeSupported() {
+	if d.askModTime(s) {
 		t, err := s.sc.GetTime(p.name)
 		switch {
 		case err == nil:
@@ -398,6 +406,17 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 		}
 		return nil, s.fail("RETR "+p.name, err)
 	}
+	if typ == ftp.TransferTypeBinary && off == 0 {
+		n, ok := sizeOf150(s.lastPrelim)
+		switch {
+		case askSize:
+			s.sizeIn150 = ok && size >= 0 && n == size
+		case ok:
+			size = n
+		default:
+			s.sizeIn150 = false // and the Length is unknown this once
+		}
+	}
 	resp := &fetch.Response{
 		Kind:     fetch.Document,
 		Type:     mediaType(f.Name, typ),
@@ -428,7 +447,7 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 // too once a data connection worked on this control connection and no
 // REST must come between: the server then waits for the connection that
 // the client opens when it reads the EPSV reply.
-func (d *Driver) pipeline(s *session, typ ftp.TransferType, name string, off int64) {
+func (d *Driver) pipeline(s *session, typ ftp.TransferType, name string, off int64, askSize bool) {
 	if d.NoPipelining {
 		return
 	}
@@ -436,10 +455,10 @@ func (d *Driver) pipeline(s *session, typ ftp.TransferType, name string, off int
 	if s.typ != typ {
 		cmds = append(cmds, "TYPE "+string(typ))
 	}
-	if typ == ftp.TransferTypeBinary {
+	if askSize {
 		cmds = append(cmds, "SIZE "+name)
 	}
-	if s.sc.IsGetTimeSupported() {
+	if d.askModTime(s) {
 		cmds = append(cmds, "MDTM "+name)
 	}
 	if !s.pret { // jlaffaye/ftp sends PRET first: stop here
@@ -456,6 +475,32 @@ func (d *Driver) pipeline(s *session, typ ftp.TransferType, name string, off int
 	if len(cmds) > 1 {
 		s.ahead = cmds
 	}
+}
+
+// askModTime says whether retrieve sends MDTM: the server has it (FEAT)
+// and the caller wants the time.
+func (d *Driver) askModTime(s *session) bool {
+	return !d.SkipModTime && s.sc.IsGetTimeSupported()
+}
+
+// sizeOf150 reads the size at the end of a 150 reply, "150 Opening BINARY
+// mode data connection for NAME (N bytes)."; the last parenthesis, since
+// the name may hold one of its own.
+func sizeOf150(line string) (int64, bool) {
+	line = strings.TrimSuffix(strings.TrimSpace(line), ".")
+	rest, ok := strings.CutSuffix(line, " bytes)")
+	if !ok || !strings.HasPrefix(line, "150 ") {
+		return 0, false
+	}
+	i := strings.LastIndexByte(rest, '(')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(rest[i+1:], 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // refused reports whether err is a permanent negative reply (5xx) to a

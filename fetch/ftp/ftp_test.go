@@ -649,13 +649,14 @@ func TestReuse(t *testing.T) {
 	get(t, c, srv.URL("/pub/a/b/nested.txt"))
 	srv.commands()
 	get(t, c, srv.URL("/pub/a/b/nested.txt"))
-	// The same directories: straight to the file.
-	if got, want := srv.commands(), []string{"SIZE nested.txt", "MDTM nested.txt", "EPSV", "RETR nested.txt"}; !slices.Equal(got, want) {
+	// The same directories: straight to the file (with no SIZE: the
+	// server's 150 reply gave it the first time).
+	if got, want := srv.commands(), []string{"MDTM nested.txt", "EPSV", "RETR nested.txt"}; !slices.Equal(got, want) {
 		t.Errorf("second URL, same directories: sent %q, want %q", got, want)
 	}
 	get(t, c, srv.URL("/%2Fetc/motd"))
 	// Other directories: back to the entry directory first.
-	if got, want := srv.commands(), []string{"CWD /", "CWD /etc", "SIZE motd", "MDTM motd", "EPSV", "RETR motd"}; !slices.Equal(got, want) {
+	if got, want := srv.commands(), []string{"CWD /", "CWD /etc", "MDTM motd", "EPSV", "RETR motd"}; !slices.Equal(got, want) {
 		t.Errorf("third URL: sent %q, want %q", got, want)
 	}
 	get(t, c, srv.URL("/readme.txt;type=a"))
@@ -838,17 +839,17 @@ func TestPipelining(t *testing.T) {
 		if d.DisableEPSV {
 			data = "PASV"
 		}
-		want := []string{"SIZE lines.txt", "MDTM lines.txt", data, "RETR lines.txt"}
-		if got := srv.commands(); !slices.Equal(got[len(got)-4:], want) {
-			t.Errorf("%+v: second fetch sent %q, want %q", d, got[len(got)-4:], want)
+		want := []string{"MDTM lines.txt", data, "RETR lines.txt"}
+		if got := srv.commands(); !slices.Equal(got[len(got)-3:], want) {
+			t.Errorf("%+v: second fetch sent %q, want %q", d, got[len(got)-3:], want)
 		}
-		// The trace of the second fetch: the four commands before any
+		// The trace of the second fetch: the three commands before any
 		// reply, unless pipelining is off.
-		i := slices.Index(trace, "> SIZE lines.txt")
-		i = i + 1 + slices.Index(trace[i+1:], "> SIZE lines.txt")
-		pipelined := trace[i+1] == "> MDTM lines.txt" && trace[i+3] == "> RETR lines.txt"
+		i := slices.Index(trace, "> MDTM lines.txt")
+		i = i + 1 + slices.Index(trace[i+1:], "> MDTM lines.txt")
+		pipelined := trace[i+1] == "> "+data && trace[i+2] == "> RETR lines.txt"
 		if pipelined == d.NoPipelining {
-			t.Errorf("%+v: trace %q, pipelined = %v", d, trace[i:i+4], pipelined)
+			t.Errorf("%+v: trace %q, pipelined = %v", d, trace[i:i+3], pipelined)
 		}
 	}
 	// A server that refuses EPSV: PASV from then on, pipelined too.
@@ -857,8 +858,106 @@ func TestPipelining(t *testing.T) {
 	for range 3 {
 		get(t, c, srv.URL("/readme.txt"))
 	}
-	if got, want := srv.commands(), []string{"SIZE readme.txt", "MDTM readme.txt", "PASV", "RETR readme.txt"}; !slices.Equal(got[len(got)-4:], want) {
-		t.Errorf("after EPSV was refused: %q, want %q", got[len(got)-4:], want)
+	if got, want := srv.commands(), []string{"MDTM readme.txt", "PASV", "RETR readme.txt"}; !slices.Equal(got[len(got)-3:], want) {
+		t.Errorf("after EPSV was refused: %q, want %q", got[len(got)-3:], want)
+	}
+}
+
+// A server whose 150 reply to RETR gave the size SIZE gave is not asked
+// SIZE again on that connection; one whose 150 gives none, or another
+// number, is asked every time.
+func TestSizeFrom150(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*fakeServer)
+		sizes  int // SIZE commands for three fetches
+	}{
+		{"size in 150", func(*fakeServer) {}, 1},
+		{"no size in 150", func(s *fakeServer) { s.no150Size = true }, 3},
+		{"another size in 150", func(s *fakeServer) { s.off150 = 1 }, 3},
+	} {
+		srv := newFakeServer(t)
+		srv.set(func() { tc.change(srv) })
+		c := newClient(t, nil)
+		for range 3 {
+			resp, body := get(t, c, srv.URL("/readme.txt"))
+			if body != "hello, ftp\n" || resp.Length != 11 {
+				t.Errorf("%s: body %q Length %d, want the 11 bytes", tc.name, body, resp.Length)
+			}
+		}
+		sizes := 0
+		for _, cmd := range srv.commands() {
+			if cmd == "SIZE readme.txt" {
+				sizes++
+			}
+		}
+		if sizes != tc.sizes {
+			t.Errorf("%s: %d SIZE commands for three fetches, want %d", tc.name, sizes, tc.sizes)
+		}
+	}
+	// A server that stops giving the size: that file's Length is
+	// unknown, and SIZE is back for the next.
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	get(t, c, srv.URL("/readme.txt"))
+	srv.set(func() { srv.no150Size = true })
+	if resp, _ := get(t, c, srv.URL("/readme.txt")); resp.Length != -1 {
+		t.Errorf("150 without the size: Length %d, want -1", resp.Length)
+	}
+	srv.commands()
+	if resp, _ := get(t, c, srv.URL("/readme.txt")); resp.Length != 11 {
+		t.Errorf("after a 150 without the size: Length %d, want 11", resp.Length)
+	}
+	if cmds := srv.commands(); !slices.Contains(cmds, "SIZE readme.txt") {
+		t.Errorf("after a 150 without the size: sent %q, want SIZE again", cmds)
+	}
+	// A short transfer is still caught with the size from the 150.
+	srv.set(func() { srv.no150Size = false })
+	get(t, c, srv.URL("/readme.txt"))
+	srv.set(func() { srv.shortBy, srv.off150 = 3, 3 })
+	resp, err := c.Fetch(t.Context(), srv.URL("/readme.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !errors.Is(err, fetch.ErrConnect) || !strings.Contains(err.Error(), "8 of 11 bytes") {
+		t.Errorf("short transfer, size from the 150: error = %v, want ErrConnect with the counts", err)
+	}
+}
+
+func TestSizeOf150(t *testing.T) {
+	for line, want := range map[string]int64{
+		"150 Opening BINARY mode data connection for a.txt (31 bytes).":       31,
+		"150 Opening BINARY mode data connection for a.txt (0 bytes)":         0,
+		"150 Opening BINARY mode data connection for x (5 bytes) (7 bytes).":  7,
+		"150 Opening BINARY mode data connection for a.txt (31 bytes).  ":     31,
+		"150 Opening BINARY mode data connection for a.txt.":                  -1,
+		"150 Opening BINARY mode data connection for a.txt (-1 bytes).":       -1,
+		"150 Opening BINARY mode data connection for a.txt (lots bytes).":     -1,
+		"125 Data connection already open; transfer starting (31 bytes).":     -1,
+		"150 Opening data connection for a.txt (99999999999999999999 bytes).": -1,
+	} {
+		n, ok := sizeOf150(line)
+		if !ok {
+			n = -1
+		}
+		if n != want {
+			t.Errorf("sizeOf150(%q) = %d, %v; want %d", line, n, ok, want)
+		}
+	}
+}
+
+// SkipModTime sends no MDTM, and leaves Modified zero.
+func TestSkipModTime(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, &Driver{SkipModTime: true})
+	resp, _ := get(t, c, srv.URL("/readme.txt"))
+	if !resp.Modified.IsZero() {
+		t.Errorf("Modified %v, want zero", resp.Modified)
+	}
+	if cmds := srv.commands(); slices.Contains(cmds, "MDTM readme.txt") {
+		t.Errorf("sent %q, want no MDTM", cmds)
 	}
 }
 

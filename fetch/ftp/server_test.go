@@ -41,6 +41,10 @@ type fakeServer struct {
 	rawList map[string]string
 	// shortBy cuts this many bytes off every RETR.
 	shortBy int
+	// The 150 reply to RETR ends with "(N bytes)." unless no150Size; the
+	// N it states is off150 more than the bytes sent.
+	no150Size bool
+	off150    int
 
 	mu    sync.Mutex
 	conns int
@@ -392,7 +396,11 @@ func (f *fakeSession) command(cmd, arg string) bool {
 		if s.shortBy > 0 && len(body) >= s.shortBy {
 			body = body[:len(body)-s.shortBy]
 		}
-		f.transfer(fmt.Sprintf("150 Opening data connection for %s (%d bytes).", arg, len(body)), body, "226 Transfer complete.")
+		opening := fmt.Sprintf("150 Opening data connection for %s (%d bytes).", arg, len(body)+s.off150)
+		if s.no150Size {
+			opening = "150 Opening data connection for " + arg + "."
+		}
+		f.transfer(opening, body, "226 Transfer complete.")
 	case "LIST", "MLSD", "NLST":
 		f.list(cmd, arg)
 	case "NOOP":
