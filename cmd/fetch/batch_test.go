@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -172,5 +173,25 @@ func TestFakeServerRetryAfter503(t *testing.T) {
 	r = fetchCmd(t, t.TempDir(), "", "--retry", "2", srv.URL+"/missing")
 	if r.code != exitNotFound || strings.Contains(r.stderr, "trying again") || hits.Load() != 1 {
 		t.Errorf("404: exit %d, stderr %q, %d requests; want exit %d and no retry", r.code, r.stderr, hits.Load(), exitNotFound)
+	}
+}
+
+// With fitProcs (as main sets it) the command runs Go code on as many
+// threads as it runs transfers at once, at most the CPUs.
+func TestUseProcs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer func(old bool) { fitProcs = old }(fitProcs)
+	fitProcs = true
+	for parallel, want := range map[int]int{1: 1, 2: min(2, runtime.NumCPU()), 1000: runtime.NumCPU()} {
+		useProcs(parallel)
+		if got := runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("useProcs(%d): GOMAXPROCS %d, want %d", parallel, got, want)
+		}
+	}
+	fitProcs = false
+	runtime.GOMAXPROCS(3)
+	useProcs(1)
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("useProcs without fitProcs changed GOMAXPROCS to %d", got)
 	}
 }

@@ -18,6 +18,10 @@
 //     names only. Otherwise TYPE A (";type=a", whose CRLF line ends are
 //     converted to "\n") or TYPE I (";type=i" and no typecode), SIZE and
 //     MDTM where the server has them, REST for an offset, and RETR name.
+//     SIZE is left out once the server's 150 reply to an earlier RETR on
+//     the connection was seen to end with the same size ("(N bytes).",
+//     as vsftpd, wu-ftpd and ProFTPD send), the Length then read from
+//     it; MDTM is left out when the Driver's SkipModTime says so.
 //   - A path ending in "/", an empty name, or a name whose RETR fails with
 //     550 but whose CWD succeeds is a directory: a Listing from MLSD when
 //     the server offers it (FEAT), else LIST.
@@ -337,7 +341,8 @@ func (d *Driver) run(ctx context.Context, req *fetch.Request, s *session, f *uri
 	return d.retrieve(ctx, req, s, f, p)
 }
 
-// retrieve sends TYPE, SIZE, MDTM, REST and RETR for the name; a name
+// retrieve sends TYPE, SIZE, MDTM, REST and RETR for the name (SIZE and
+// MDTM when wanted, see the package comment); a name
 // that RETR refuses with 550 but CWD accepts is listed instead.
 func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f *uri.FTP, p plan) (*fetch.Response, error) {
 	typ := ftp.TransferTypeBinary
@@ -594,7 +599,7 @@ func (b *body) Read(p []byte) (int, error) {
 func (b *body) finish() error {
 	b.done = true
 	if b.want >= 0 && b.n != b.want {
-		// Fewer bytes than SIZE said: the transfer broke off, and a retry
+		// Fewer bytes than SIZE (or the 150) said: the transfer broke off, and a retry
 		// may resume it. More: the server is wrong.
 		kind := fetch.ErrConnect
 		if b.n > b.want {
