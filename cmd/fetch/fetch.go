@@ -138,14 +138,14 @@ func fetchOne(ctx context.Context, o *options, raw string, sk *sink, stdin io.Re
 			if o.json {
 				return writeEntriesJSON(w, resp, body)
 			}
-			return writeEntries(w, stderr, resp, body, o.urls)
+			return writeEntries(w, o.progress.writer(), resp, body, o.urls)
 		})
 	case fetch.Session:
 		return runSession(ctx, resp, stdin, stdout)
 	case fetch.Sent:
 		if !o.quiet {
 			b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-			fmt.Fprintf(stderr, "fetch: sent to %s: %s\n", masked, b)
+			fmt.Fprintf(o.progress.writer(), "fetch: sent to %s: %s\n", masked, b)
 		}
 		return resp.Body.Close()
 	default:
