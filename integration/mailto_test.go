@@ -540,6 +540,7 @@ func TestMailtoUnsafe(t *testing.T) {
 		"mailto:urlfetch@localhost?bcc=other%0A@localhost",
 		"mailto:urlfetch@localhost?in-reply-to=%3Ca@b%3E%0AX-Evil:%201",
 		"mailto:urlfetch@localhost?subject=nul%00byte",
+		"mailto:urlfetch@localhost?body=a%00b",
 	} {
 		_, _, err := mailtoSend(t, c, raw, strings.NewReader("x\n"))
 		if !errors.Is(err, fetch.ErrUnsafe) {

@@ -336,11 +336,15 @@ func checkLines(m *uri.Mailto, d *Driver) error {
 		if err := fetch.CheckLine("header field name", f.Name); err != nil {
 			return err
 		}
-		// RFC 6068 section 2: the body's lines end in %0D%0A.
-		if !strings.EqualFold(f.Name, "body") {
-			if err := fetch.CheckLine(strings.ToLower(f.Name)+" field", f.Value); err != nil {
-				return err
+		// RFC 6068 section 2: the body's lines end in %0D%0A. A NUL has
+		// no place in a message body (RFC 5322 section 3.5: its text is
+		// %d1-127 less CR and LF).
+		if strings.EqualFold(f.Name, "body") {
+			if i := strings.IndexByte(f.Value, 0); i >= 0 {
+				return fetch.Errorf(fetch.ErrUnsafe, "body field contains a decoded NUL at byte %d; refusing to send it in a message", i)
 			}
+		} else if err := fetch.CheckLine(strings.ToLower(f.Name)+" field", f.Value); err != nil {
+			return err
 		}
 	}
 	for _, s := range []struct{ what, v string }{{"From setting", d.From}, {"Subject setting", d.Subject}, {"LocalName setting", d.LocalName}} {
