@@ -153,7 +153,7 @@ func exitCodesHelp() string {
 
 func fetchFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the document to `FILE` (written under a temporary name and renamed when complete)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the document to `FILE`, which gets its name only when the document is complete"},
 		&cli.BoolFlag{Name: "remote-name", Aliases: []string{"O"}, Usage: "write each document to a file named after its URL, in the current directory or --dir"},
 		&cli.StringFlag{Name: "dir", Usage: "with -O, write the files into `DIR`"},
 		&cli.BoolFlag{Name: "json", Usage: "print listings as one JSON object per entry, and a document's metadata instead of its bytes (unless -o/-O)"},

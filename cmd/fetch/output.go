@@ -3,11 +3,8 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,84 +14,22 @@ import (
 	"github.com/urlfetch/urlfetch/uri"
 )
 
-// atomicFile is an output file written under a temporary name in its
-// directory and renamed into place only when the whole resource is in: a
-// failed fetch never leaves a file that looks complete.
-type atomicFile struct {
-	*os.File
-	root  *os.Root // the directory, opened once
-	tmp   string   // the temporary file's name in root
-	final string   // the output's name in root
-	done  bool
-}
-
-// maxTempPrefix bounds the part of the output's name that the temporary
+// maxTempPrefix bounds the part of the output's name that a temporary
 // file's name repeats, so that ".NAME.part-123456789" fits in a file name
 // however long NAME is.
 const maxTempPrefix = 200
 
-// createAtomic opens a temporary file beside path. path's directory is
-// opened once, as an os.Root, and both the temporary file and the rename
-// happen in it: a symbolic link on the way to it (--dir) is followed then
-// and only then, so changing it mid-transfer does not move the file. The
-// temporary file is created with O_EXCL, which follows no link, and the
-// rename replaces whatever the final name is (a planted symbolic link
-// included) without following it.
-func createAtomic(path string) (*atomicFile, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
+// tempNames calls try with temporary names for the output file base, in
+// its directory, until try reports the name was free (or fails).
+func tempNames(base string, try func(name string) (free bool, err error)) error {
 	prefix := "." + cutName(base, maxTempPrefix) + ".part-"
 	for range 100 {
-		tmp := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
-		// 0666 less the umask, as curl, wget and cp create files: the
-		// temporary name is the only one it has until it is complete.
-		f, err := root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
+		free, err := try(prefix + strconv.FormatUint(uint64(rand.Uint32()), 10))
+		if free || err != nil {
+			return err
 		}
-		if err != nil {
-			root.Close()
-			return nil, err
-		}
-		return &atomicFile{File: f, root: root, tmp: tmp, final: base}, nil
 	}
-	root.Close()
-	return nil, fmt.Errorf("no free temporary name %s* in %s", prefix, dir)
-}
-
-// Commit renames the finished file into place.
-func (a *atomicFile) Commit() error {
-	if a.done {
-		return errors.New("output file committed or aborted already")
-	}
-	a.done = true
-	defer a.root.Close()
-	if err := a.File.Close(); err != nil {
-		a.root.Remove(a.tmp)
-		return err
-	}
-	if err := a.root.Rename(a.tmp, a.final); err != nil {
-		a.root.Remove(a.tmp)
-		return err
-	}
-	return nil
-}
-
-// Abort removes the unfinished file; after Commit it does nothing.
-func (a *atomicFile) Abort() {
-	if a.done {
-		return
-	}
-	a.done = true
-	a.File.Close()
-	a.root.Remove(a.tmp)
-	a.root.Close()
+	return fmt.Errorf("no free temporary name %s*", prefix)
 }
 
 // maxNameBytes is the longest file name -O writes: most file systems take
