@@ -415,7 +415,7 @@ func TestInjectionHTTPStaysEncoded(t *testing.T) {
 // a bare CR or LF is not a line end (RFC 5321 section 2.3.8) that every
 // server reads alike (SMTP smuggling). So the driver sends it with every
 // line end CR LF and every line that starts with "." dot-stuffed: the
-// message ends at the one "." line the driver writes.
+// message ends at the one "." line the driver writes. A NUL is refused.
 func TestInjectionMailtoBodyIsData(t *testing.T) {
 	type session struct {
 		cmds []string
@@ -462,6 +462,14 @@ func TestInjectionMailtoBodyIsData(t *testing.T) {
 		c, _, _ := recordingClient(t, rec)
 		smuggled := "one" + x.enc + "." + x.enc + "MAIL%20FROM:%3Cevil@example.org%3E" + x.enc + "RCPT%20TO:%3Cvictim@example.org%3E" + x.enc + "DATA" + x.enc + "." + x.enc + "two"
 		rawURL := "mailto:ok@example.org?subject=s&body=" + smuggled
+		if strings.Contains(x.dec, "\x00") {
+			// A NUL has no place in a message body at all (RFC 5322
+			// section 3.5): refused before connecting.
+			if _, err := fetchAll(c, rawURL); !errors.Is(err, fetch.ErrUnsafe) {
+				t.Errorf("Fetch(%q) = %v, want ErrUnsafe", rawURL, err)
+			}
+			continue
+		}
 		if _, err := fetchAll(c, rawURL); err != nil {
 			t.Errorf("Fetch(%q) = %v", rawURL, err)
 			continue
