@@ -73,15 +73,37 @@ type Client struct {
 	// DialContext, if set, replaces net.Dialer for every connection.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Gateway, if set, names the HTTP gateway (proxy) to fetch u
-	// through, or nil to fetch it with its scheme's driver. A URL with a
-	// gateway goes whole to the gateway, "GET ftp://host/path HTTP/1.1",
-	// by the driver registered for http (a GatewayDriver), even when no
-	// driver knows u's scheme (RFC 1738 section 4). The port policy
-	// then applies to the gateway's port, not to u's. When Gateway is
-	// set it also decides for http and https URLs, in place of the http
-	// driver's own proxy setting. GatewaysFromEnvironment().Gateway reads
-	// the <scheme>_proxy and no_proxy variables.
+	// through, or nil to fetch it with its scheme's driver; a nil Gateway
+	// fetches every URL directly. A URL with a gateway goes whole to the
+	// gateway, "GET ftp://host/path HTTP/1.1", by the driver registered
+	// for http (a GatewayDriver), even when no driver knows u's scheme
+	// (RFC 1738 section 4); an http or https URL goes through it as
+	// through any HTTP proxy. The port policy then applies to the
+	// gateway's port, not to u's. Do asks it for every URL, redirects'
+	// targets included. GatewaysFromEnvironment().Gateway reads the
+	// <scheme>_proxy and no_proxy variables (all.NewClient sets it).
 	Gateway func(u *uri.URL) (*url.URL, error)
+
+	// AllowSchemes, if not nil, are the only schemes this Client fetches,
+	// whether the user or a server chose the URL (curl's --proto).
+	AllowSchemes []string
+	// FollowSchemes, if not nil, are the schemes a URL a server chose (a
+	// redirect's target, a listing's entry, a link) may have, in place of
+	// the default: the schemes whose driver is a FollowChecker (see
+	// CheckHop). curl's --proto-redir.
+	FollowSchemes []string
+	// AllowDowngrade lets a URL a server chose lead from a TLS scheme
+	// (https) to a cleartext one (http, ftp, gopher).
+	AllowDowngrade bool
+	// MaxRedirects bounds the redirects one Do follows:
+	// DefaultMaxRedirects when 0, none when negative.
+	MaxRedirects int
+	// CheckRedirect, if set, is called before Do follows a redirect that
+	// the hop limit and CheckHop allowed, as net/http's: req is the next
+	// request (its Hop says from where, with the reply's status), via the
+	// requests made so far, oldest first. An error ends Do with it; one
+	// of ErrUseLastResponse makes Do return the redirect Response itself.
+	CheckRedirect func(req *Request, via []*Request) error
 
 	mu      sync.Mutex
 	drivers map[string]Driver
@@ -153,51 +175,110 @@ func (c *Client) NewRequest(rawURL string) (*Request, error) {
 	return &Request{URL: u, client: c}, nil
 }
 
-// Do fetches req.URL with the driver of its scheme, or through the
-// gateway the Gateway setting names for it.
+// Do fetches req.URL and follows the redirects its server answers with,
+// deciding at each hop, in one place: the hop limit, CheckHop (the
+// schemes a server may send the Client to, TLS to cleartext),
+// CheckRedirect, the gateway and the port policy. A Request with a Hop
+// (Request.Follow) is checked with CheckHop first. Do writes nothing into
+// req: it works on a copy, which the Response's Request is.
+//
+// An error is an *Error naming req's URL; after a redirect its message
+// says which URL the failure was at.
 func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
-	if req.client == nil {
-		req.client = c
-	}
-	u := req.URL
-	if p, ok := u.PasswordValue(); ok {
-		req.AddSecret(p)
-		req.AddSecret(u.Password) // as written, perhaps encoded
-	}
-	fail := func(err error) (*Response, error) {
-		return nil, &Error{Op: "fetch", URL: u.Redacted(), Err: scrub(classify(err), req.secrets)}
-	}
-	d := c.Driver(u.Scheme)
-	via, err := c.viaGateway(req)
-	switch {
-	case err != nil:
-		return fail(err)
-	case via != nil:
-		d = via
-	case d == nil:
-		return fail(Errorf(ErrUnsupported, "no driver for scheme %q (this client knows %v)", u.Scheme, c.Schemes()))
-	case u.Authority && u.Port != 0:
-		if err := c.checkPort(u.Scheme, u.Port); err != nil {
-			return fail(err)
+	r := req.clone(c)
+	var via []*Request
+	for {
+		resp, err := c.send(ctx, r)
+		if err != nil {
+			if len(via) > 0 {
+				err = fmt.Errorf("redirected to %s: %w", r.URL.Redacted(), err)
+			}
+			return nil, c.fail(req, r, err)
 		}
+		if resp.Kind != Redirect {
+			return resp, nil
+		}
+		next, err := c.redirect(r, resp, via)
+		if errors.Is(err, ErrUseLastResponse) {
+			return resp, nil
+		}
+		resp.Body.Close()
+		if err != nil {
+			return nil, c.fail(req, r, err)
+		}
+		via = append(via, r)
+		r = next
+	}
+}
+
+// fail is the error Do returns: req's URL, r's secrets masked.
+func (c *Client) fail(req, r *Request, err error) error {
+	return &Error{Op: "fetch", URL: req.URL.Redacted(), Err: scrub(classify(err), r.secrets)}
+}
+
+// send makes one transaction of r: the policy for its URL (the hop, the
+// schemes, the gateway, the port), then its driver's Fetch.
+func (c *Client) send(ctx context.Context, r *Request) (*Response, error) {
+	u := r.URL
+	if r.Hop != nil && !r.hopChecked {
+		if err := c.CheckHop(*r.Hop); err != nil {
+			return nil, err
+		}
+		r.hopChecked = true
+	} else if err := c.checkScheme(u.Scheme); err != nil {
+		return nil, err
+	}
+	d, err := c.route(r)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return fail(err)
+		return nil, err
 	}
-	resp, err := d.Fetch(ctx, req)
+	resp, err := d.Fetch(ctx, r)
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		return fail(err)
+		return nil, err
 	}
 	if resp == nil || resp.Body == nil {
-		return fail(fmt.Errorf("driver for %s returned no body: %w", u.Scheme, ErrProtocol))
+		return nil, fmt.Errorf("driver for %s returned no body: %w", u.Scheme, ErrProtocol)
 	}
 	if resp.URL == nil {
 		resp.URL = u
 	}
+	resp.Request = r
 	return resp, nil
+}
+
+// route chooses how r is fetched and sets r.Gateway: through the gateway
+// the Gateway setting names for r.URL, by the http driver (the gateway's
+// port under the port policy), or by the driver of the URL's scheme (the
+// URL's port under the port policy).
+func (c *Client) route(r *Request) (Driver, error) {
+	u := r.URL
+	gw, err := c.gatewayFor(u)
+	if err != nil {
+		return nil, err
+	}
+	r.Gateway = gw
+	if gw != nil {
+		if p, ok := gw.User.Password(); ok {
+			r.AddSecret(p)
+		}
+		return c.gatewayDriver(r)
+	}
+	d := c.Driver(u.Scheme)
+	if d == nil {
+		return nil, Errorf(ErrUnsupported, "no driver for scheme %q (this client knows %v)", u.Scheme, c.Schemes())
+	}
+	if u.Authority && u.Port != 0 {
+		if err := c.checkPort(u.Scheme, u.Port); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // Close closes the idle connections the drivers keep (those drivers that

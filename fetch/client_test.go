@@ -204,7 +204,7 @@ func TestConnCancelInterruptsRead_FakeStallServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req := NewRequest(&Client{}, nil)
-	conn, err := req.DialAddr(ctx, addr)
+	conn, err := req.DialAddr(ctx, "x-test", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestConnCancelInterruptsRead_FakeStallServer(t *testing.T) {
 func TestConnIdleTimeout_FakeStallServer(t *testing.T) {
 	addr := stallServer(t)
 	req := NewRequest(&Client{IdleTimeout: 50 * time.Millisecond}, nil)
-	conn, err := req.DialAddr(context.Background(), addr)
+	conn, err := req.DialAddr(context.Background(), "x-test", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestDialRefused(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	_, err = NewRequest(nil, nil).DialAddr(context.Background(), addr)
+	_, err = NewRequest(nil, nil).DialAddr(context.Background(), "x-test", addr)
 	if !errors.Is(err, ErrConnect) || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("DialAddr(closed port) = %v, want ErrConnect saying refused", err)
 	}

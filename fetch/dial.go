@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -38,10 +39,17 @@ var badPorts = map[int]bool{
 	6669: true, 6679: true, 6697: true, 10080: true,
 }
 
+// ownPorts are ports on the bad-ports list that belong to a scheme's own
+// protocol besides its default port: SMTP's submissions (465) and
+// submission (587) ports for the SMTP server of mailto: URLs.
+var ownPorts = map[string][]int{
+	"mailto": {25, 465, 587},
+}
+
 // BadPort reports whether port belongs to another protocol than scheme's:
-// a port on the bad-ports list that is not the scheme's own default.
+// a port on the bad-ports list that is not one of the scheme's own.
 func BadPort(scheme string, port int) bool {
-	return badPorts[port] && port != uri.DefaultPort(scheme)
+	return badPorts[port] && port != uri.DefaultPort(scheme) && !slices.Contains(ownPorts[scheme], port)
 }
 
 // checkPort applies the port policy to a URL's port.

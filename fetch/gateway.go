@@ -16,16 +16,17 @@ import (
 
 // RFC 1738 section 4: a client may be configured to use a gateway, an
 // HTTP proxy that is sent the whole URL, for any scheme. The Client's
-// Gateway setting names one per URL; Do then hands the URL to the driver
-// registered for http, which must be a GatewayDriver, in place of the
-// URL's own driver.
+// Gateway setting names one per URL; Do puts it on the Request
+// (Request.Gateway) and hands the URL to the driver registered for http,
+// which must be a GatewayDriver, in place of the URL's own driver.
 
-// A GatewayDriver fetches URLs of any scheme through an HTTP gateway: it
-// sends the whole URL to the gateway, "GET ftp://host/path HTTP/1.1", and
-// streams the gateway's reply back as the Response. Client.Do uses the
-// driver registered for http.
+// A GatewayDriver fetches URLs of any scheme through the HTTP gateway
+// req.Gateway: it sends the whole URL to the gateway, "GET
+// ftp://host/path HTTP/1.1", and returns the gateway's reply as the
+// Response (a redirect as a Response of Kind Redirect, unfollowed).
+// Client.Do uses the driver registered for http.
 type GatewayDriver interface {
-	FetchGateway(ctx context.Context, req *Request, gateway *url.URL) (*Response, error)
+	FetchGateway(ctx context.Context, req *Request) (*Response, error)
 }
 
 // Gateways is a table of gateways by URL scheme, with hosts that are
@@ -262,31 +263,13 @@ func noProxyMatch(list, host string, port int) bool {
 	return false
 }
 
-// Gateway returns the gateway the Client's Gateway setting names for u,
-// which may be a redirect's target rather than r.URL; nil means none.
-// set is false when the Client has no Gateway setting at all, so that a
-// driver with a proxy default of its own (the http driver and http_proxy)
-// keeps it. The gateway's password joins the request's secrets.
-func (r *Request) Gateway(u *uri.URL) (gw *url.URL, set bool, err error) {
-	c := r.cl()
+// gatewayFor returns the gateway the Client's Gateway setting names for
+// u, or nil for none: the one place a gateway is chosen.
+func (c *Client) gatewayFor(u *uri.URL) (*url.URL, error) {
 	if c.Gateway == nil {
-		return nil, false, nil
+		return nil, nil
 	}
-	gw, err = c.Gateway(u)
-	if err != nil || gw == nil {
-		return nil, true, err
-	}
-	if p, ok := gw.User.Password(); ok {
-		r.AddSecret(p)
-	}
-	return gw, true, nil
-}
-
-// CheckGateway applies the Client's port policy to the port of gateway
-// gw, which the Client connects to, for a driver sent through a gateway
-// by a redirect.
-func (r *Request) CheckGateway(gw *url.URL) error {
-	return r.cl().checkGateway(gw)
+	return c.Gateway(u)
 }
 
 // checkGateway applies the port policy to a gateway's port. The port of
@@ -299,30 +282,32 @@ func (c *Client) checkGateway(gw *url.URL) error {
 	return nil
 }
 
-// viaGateway returns the driver that fetches req.URL through the gateway
-// the Client names for it, or nil to use the URL's own driver.
-func (c *Client) viaGateway(req *Request) (Driver, error) {
-	gw, _, err := req.Gateway(req.URL)
-	if err != nil || gw == nil {
+// gatewayDriver returns the driver that fetches r.URL through r.Gateway:
+// for http and https, their own driver, which takes the gateway as its
+// proxy; for any other scheme, the driver registered for http as a
+// GatewayDriver.
+func (c *Client) gatewayDriver(r *Request) (Driver, error) {
+	gw, u := r.Gateway, r.URL
+	if err := c.checkGateway(gw); err != nil {
 		return nil, err
+	}
+	if u.Scheme == "http" || u.Scheme == "https" {
+		if d := c.Driver(u.Scheme); d != nil {
+			return d, nil
+		}
 	}
 	gd, ok := c.Driver("http").(GatewayDriver)
 	if !ok {
 		return nil, Errorf(ErrUnsupported, "gateway %s: the driver for http: URLs here cannot fetch through a gateway", gw.Redacted())
 	}
-	if err := c.checkGateway(gw); err != nil {
-		return nil, err
-	}
 	// The URL goes encoded, but the gateway decodes it into the lines of
 	// the scheme's protocol: a decoded CR, LF or NUL would reach them.
-	if u := req.URL; u.Scheme != "http" && u.Scheme != "https" {
+	if u.Scheme != "http" && u.Scheme != "https" {
 		if s, err := uri.Unescape(u.String()); err == nil {
 			if err := CheckLine("URL sent to the gateway", s); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return DriverFunc(func(ctx context.Context, req *Request) (*Response, error) {
-		return gd.FetchGateway(ctx, req, gw)
-	}), nil
+	return DriverFunc(gd.FetchGateway), nil
 }

@@ -168,8 +168,9 @@ type gatewayDriver struct {
 	asked []string
 }
 
-func (d *gatewayDriver) FetchGateway(ctx context.Context, req *Request, gw *url.URL) (*Response, error) {
-	d.asked = append(d.asked, gw.String()+" "+req.URL.String())
+func (d *gatewayDriver) FetchGateway(ctx context.Context, req *Request) (*Response, error) {
+	d.asked = append(d.asked, req.Gateway.String()+" "+req.URL.String())
+	req.Trace(Note, "Proxy-Authorization for "+req.Gateway.User.String())
 	return &Response{Kind: Document, Length: -1, Body: io.NopCloser(strings.NewReader("from the gateway"))}, nil
 }
 
@@ -257,26 +258,32 @@ func TestDoGatewayErrors(t *testing.T) {
 	}
 }
 
-func TestRequestGateway(t *testing.T) {
-	u := uri.MustParse("ftp://h/x")
-	req := NewRequest(&Client{}, u)
-	if gw, set, err := req.Gateway(u); gw != nil || set || err != nil {
-		t.Errorf("Client without Gateway: Request.Gateway = %v, %v, %v; want nil, false, nil", gw, set, err)
-	}
-	c := &Client{Gateway: (&Gateways{ByScheme: map[string]string{"ftp": "http://u:gw-secret@gw:1"}}).Gateway}
-	req = NewRequest(c, u)
-	gw, set, err := req.Gateway(u)
-	if gw == nil || !set || err != nil {
-		t.Fatalf("Request.Gateway = %v, %v, %v; want the gateway", gw, set, err)
-	}
+// Do chooses the gateway and hands it to the driver on the Request (not
+// on the caller's): the gateway's password joins the secrets a trace
+// masks.
+func TestDoPutsGatewayOnRequest(t *testing.T) {
+	gd := &gatewayDriver{}
 	var lines []string
-	c.Trace = func(dir Direction, line string) { lines = append(lines, line) }
-	req.Trace(Note, "Proxy-Authorization for u:gw-secret")
+	c := &Client{Trace: func(dir Direction, line string) { lines = append(lines, line) }}
+	c.Register("http", gd)
+	c.Gateway = (&Gateways{ByScheme: map[string]string{"ftp": "http://u:gw-secret@127.0.0.1:3128"}}).Gateway
+	req, err := c.NewRequest("ftp://h/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if req.Gateway != nil {
+		t.Errorf("Do wrote Gateway %v into the caller's Request", req.Gateway)
+	}
+	if resp.Request == nil || resp.Request.Gateway == nil || resp.Request.Gateway.Host != "127.0.0.1:3128" {
+		t.Errorf("Response.Request = %+v; want the Request Do sent, with the gateway", resp.Request)
+	}
 	if len(lines) != 1 || strings.Contains(lines[0], "gw-secret") {
 		t.Errorf("trace %q shows the gateway's password", lines)
-	}
-	if gw, set, _ := req.Gateway(uri.MustParse("gopher://h/")); gw != nil || !set {
-		t.Errorf("Request.Gateway(gopher:) = %v, %v; want nil, true", gw, set)
 	}
 }
 

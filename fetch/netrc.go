@@ -208,14 +208,17 @@ func (c *Client) netrcFile() (*Netrc, error) {
 }
 
 // NetrcLogin returns the login and password netrc has for host (and user,
-// when not ""). The password becomes a secret of the request.
+// when not ""). The password becomes a secret of the request. The default
+// entry, which names no host, is used only for a host the user chose
+// (UserHost): a server that redirects elsewhere gets no password the user
+// did not store for its host.
 func (r *Request) NetrcLogin(host, user string) (login, password string, ok bool, err error) {
 	n, err := r.cl().netrcFile()
 	if err != nil || n == nil {
 		return "", "", false, err
 	}
 	e, ok := n.Lookup(host, user)
-	if !ok {
+	if !ok || e.Machine == "" && !r.UserHost(host) {
 		return "", "", false, nil
 	}
 	r.AddSecret(e.Password)
@@ -224,12 +227,17 @@ func (r *Request) NetrcLogin(host, user string) (login, password string, ok bool
 
 // Password finds the password of user at host when the URL gives none:
 // from netrc, else from the Client's prompt. Without either it returns an
-// ErrAuth error that says how to give one.
+// ErrAuth error that says how to give one. The prompt is never used for a
+// URL a server chose (a Request with a Hop): a server must not be able to
+// make the user type a password for a host it picked.
 func (r *Request) Password(ctx context.Context, host, user string) (string, error) {
 	if login, pw, ok, err := r.NetrcLogin(host, user); err != nil {
 		return "", Errorf(ErrAuth, "reading netrc: %w", err)
 	} else if ok && pw != "" && (login == "" || login == user) {
 		return pw, nil
+	}
+	if r.Hop != nil {
+		return "", Errorf(ErrAuth, "%s@%s needs a password, and a server chose this URL (%s): no password is asked for it; store one for %s in ~/.netrc to allow it", user, host, r.Hop, host)
 	}
 	prompt := r.cl().Prompt
 	if prompt == nil {

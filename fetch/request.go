@@ -4,24 +4,40 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/urlfetch/urlfetch/uri"
 )
 
 // A Request is one URL to fetch and what its driver needs of the Client:
-// the dial path, the trace and the credentials.
+// the dial path, the trace, the credentials, and the Client's decisions
+// about this URL (Gateway, Hop), which the driver takes as given.
 type Request struct {
 	URL *uri.URL
 	// Offset asks for the resource from this byte on (resume). A driver
 	// that cannot start there starts at 0 and says so in Response.Offset.
 	Offset int64
 	// Input is what the request sends: the message of a mailto URL, the
-	// keyboard of a telnet session.
+	// keyboard of a telnet session. A Request that Follow makes has none.
 	Input io.Reader
 
-	client  *Client
-	secrets []string
+	// Gateway is the HTTP gateway (proxy) that Do chose for URL (RFC
+	// 1738 section 4), or nil to fetch it directly. Do sets it on the
+	// Request it hands the driver; a value the caller sets is replaced.
+	Gateway *url.URL
+	// Hop is nil for a URL the user gave. For a URL a server chose (the
+	// target of a redirect, a listing's entry, a link) it says which, and
+	// Do checks it with Client.CheckHop before anything is sent. A driver
+	// given a Request with a Hop asks the user nothing (no password, no
+	// search words, no form), and sends what is the user's only to the
+	// user's own host (see UserHost).
+	Hop *Hop
+
+	client     *Client
+	secrets    []string
+	origin     *uri.URL // the URL the user gave, where a chain of hops began
+	hopChecked bool     // CheckHop has passed Hop (Do's redirect loop)
 }
 
 // NewRequest returns a Request for u that uses the settings of c; a nil c
@@ -42,6 +58,59 @@ func NewRequest(c *Client, u *uri.URL) *Request {
 	return r
 }
 
+// Follow returns the Request for to, a URL that the server chose in its
+// reply to r: a redirect's target, a listing's entry, a link. Do checks it
+// with Client.CheckHop before anything is sent. It keeps r's Client, the
+// secrets to mask and the URL where the chain began; it has no Input and
+// no Offset.
+func (r *Request) Follow(kind HopKind, to *uri.URL) *Request {
+	next := NewRequest(r.cl(), to)
+	next.Hop = &Hop{Kind: kind, From: r.URL, To: to}
+	next.secrets = append(next.secrets, r.secrets...)
+	next.origin = r.originURL()
+	return next
+}
+
+// originURL is the URL the user gave at the start of r's chain of hops.
+func (r *Request) originURL() *uri.URL {
+	if r.origin != nil {
+		return r.origin
+	}
+	return r.URL
+}
+
+// clone is the copy of r that Do works on, so that it writes nothing into
+// its caller's Request.
+func (r *Request) clone(c *Client) *Request {
+	n := *r
+	if n.client == nil {
+		n.client = c
+	}
+	n.secrets = append([]string(nil), r.secrets...)
+	if p, ok := r.URL.PasswordValue(); ok {
+		n.AddSecret(p)
+		n.AddSecret(r.URL.Password) // as written, perhaps encoded
+	}
+	if n.Hop != nil {
+		h := *n.Hop
+		n.Hop = &h
+	}
+	return &n
+}
+
+// UserHost reports whether host is one the user chose: always for the URL
+// the user gave; for one a server chose (a Request with a Hop), only when
+// host is the host of the user's URL. Credentials and what else is the
+// user's (the e-mail address of an anonymous FTP login, a netrc default
+// entry) go only to such a host; NetrcLogin and Password apply the rule
+// themselves.
+func (r *Request) UserHost(host string) bool {
+	if r.Hop == nil {
+		return true
+	}
+	return host != "" && strings.EqualFold(host, r.originURL().Host)
+}
+
 func (r *Request) cl() *Client {
 	if r.client == nil {
 		r.client = &Client{}
@@ -54,19 +123,22 @@ func (r *Request) cl() *Client {
 // applies.
 func (r *Request) Dial(ctx context.Context) (*Conn, error) {
 	u := r.URL
-	port := u.PortNumber()
-	if err := r.cl().checkPort(u.Scheme, port); err != nil {
-		return nil, err
-	}
-	return r.DialAddr(ctx, hostport(u.Host, port))
+	return r.DialAddr(ctx, u.Scheme, hostport(u.Host, u.PortNumber()))
 }
 
-// DialAddr connects to addr (host:port) through the Client's dial path
-// without checking the port policy itself: for an FTP data connection, or
-// a server the user configured (the news server of news: URLs, the SMTP
-// server of mailto: URLs). The drivers call CheckPort for those first,
-// with the scheme whose policy applies.
-func (r *Request) DialAddr(ctx context.Context, addr string) (*Conn, error) {
+// DialAddr connects to addr (host:port) through the Client's dial path,
+// with the port policy of scheme applied to addr's port: for an FTP data
+// connection ("ftp"), a server the user configured (the news server of
+// news: URLs, "nntp"; the SMTP server of mailto: URLs, "mailto"), an HTTP
+// gateway ("http").
+func (r *Request) DialAddr(ctx context.Context, scheme, addr string) (*Conn, error) {
+	if _, p, err := splitHostPort(addr, 0); err == nil && p != 0 {
+		if err := r.cl().checkPort(scheme, p); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, Errorf(ErrURL, "%v", err)
+	}
 	r.Tracef(Note, "connecting to %s", addr)
 	return r.cl().dial(ctx, "tcp", addr)
 }
@@ -132,23 +204,4 @@ func CheckLine(component, value string) error {
 		return Errorf(ErrUnsafe, "%s contains a decoded %s at byte %d; refusing to send it in a protocol line", component, what, i)
 	}
 	return nil
-}
-
-// CheckPort applies the Client's port policy to a port a driver is about
-// to connect to for scheme (an HTTP redirect's target, say).
-func (r *Request) CheckPort(scheme string, port int) error {
-	return r.cl().checkPort(scheme, port)
-}
-
-// Redirect fetches rawURL through the Client, for a driver sent elsewhere
-// by its server: an HTTP redirect to an ftp: URL. The port policy applies
-// to the new URL as to any other.
-func (r *Request) Redirect(ctx context.Context, rawURL string) (*Response, error) {
-	next, err := r.cl().NewRequest(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	next.Offset = r.Offset
-	next.secrets = append(next.secrets, r.secrets...)
-	return r.cl().Do(ctx, next)
 }

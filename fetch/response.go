@@ -25,6 +25,10 @@ const (
 	// Sent: a message was delivered (mailto); Body holds the server's
 	// final reply.
 	Sent
+	// Redirect: the server sent the client elsewhere; Location is where,
+	// Status the reply that said so, Body that reply's body. A driver
+	// returns it and never follows it: Client.Do decides (CheckHop).
+	Redirect
 )
 
 func (k Kind) String() string {
@@ -37,6 +41,8 @@ func (k Kind) String() string {
 		return "session"
 	case Sent:
 		return "sent"
+	case Redirect:
+		return "redirect"
 	}
 	return "unknown"
 }
@@ -68,6 +74,16 @@ type Response struct {
 	Body     io.ReadCloser
 	// Conn is the connection of a Session.
 	Conn net.Conn
+	// Status is the reply's status line where the protocol has one
+	// ("200 OK", "302 Found").
+	Status string
+	// Location is the target of a Redirect, absolute, resolved against
+	// URL by the driver.
+	Location *uri.URL
+	// Request is the Request this Response answers, as Client.Do sent it
+	// (after redirects, the last one): Request.Follow makes the Request
+	// for a URL the response named. Drivers leave it nil; Do sets it.
+	Request *Request
 
 	entries func(io.Reader) iter.Seq2[Entry, error]
 }

@@ -16,7 +16,8 @@ import (
 //	t.RegisterProtocol("ftp", &fetch.Transport{Client: c})
 //	resp, err := (&http.Client{Transport: t}).Get("ftp://ftp.example.org/README")
 //
-// A fetched resource is a 200 response; ErrNotFound becomes a 404 and
+// A fetched resource is a 200 response (a redirect the Client's
+// CheckRedirect declined to follow, a 302); ErrNotFound becomes a 404 and
 // ErrAuth a 403 response, with the error's text as the body; other
 // errors are returned as errors. Only GET and HEAD are supported.
 type Transport struct {
@@ -63,9 +64,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		body.Close()
 		body = http.NoBody
 	}
+	status, code := "200 OK", http.StatusOK
+	if resp.Kind == Redirect {
+		// The Client's CheckRedirect said ErrUseLastResponse: the
+		// redirect itself, for the http.Client to judge in turn.
+		status, code = "302 Found", http.StatusFound
+		h.Set("Location", resp.Location.String())
+	}
 	return &http.Response{
-		Status:        "200 OK",
-		StatusCode:    http.StatusOK,
+		Status:        status,
+		StatusCode:    code,
 		Proto:         "HTTP/1.0",
 		ProtoMajor:    1,
 		Header:        h,

@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	nethttp "net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,14 +172,12 @@ func TestHTTPResume(t *testing.T) {
 	}
 }
 
-// http_proxy is honoured: with the harness's squid as proxy, the request
-// goes through it (squid's access log names the URL).
+// http_proxy is honoured by all.NewClient: with the harness's squid as
+// proxy, the request goes through it (squid's access log names the URL).
 func TestHTTPThroughProxy(t *testing.T) {
-	proxy := "http://" + addr(t, "SQUID")
-	c := client(t)
-	d := &fetchhttp.Driver{Proxy: func(*nethttp.Request) (*url.URL, error) { return url.Parse(proxy) }}
-	c2 := &fetch.Client{Trace: c.Trace, NetrcFile: "-"}
-	c2.Register("http", d)
+	t.Setenv("http_proxy", "http://"+addr(t, "SQUID"))
+	t.Setenv("no_proxy", "")
+	c2 := client(t)
 	// squid logs a URL with its query cut off ("hello.txt?"): count
 	// the lines for the file before and after.
 	target := httpBase(t) + "/hello.txt?via=squid"
@@ -218,6 +214,9 @@ func TestHTTPConformance(t *testing.T) {
 		},
 		Missing: base + "/missing.txt",
 		Denied:  base + "/status/403",
-		Caps:    fetchtest.Caps{Resume: true, NoProtocolLines: true},
+		Redirect: func(_ testing.TB, target string) string {
+			return base + "/redirect/to?to=" + target
+		},
+		Caps: fetchtest.Caps{Resume: true, NoProtocolLines: true},
 	})
 }

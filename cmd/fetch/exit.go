@@ -36,7 +36,7 @@ var exitTable = []struct {
 	{exitNotFound, fetch.ErrNotFound, "not found (FTP 550, NNTP 430, HTTP 404, gopher error item, no such file)"},
 	{exitAuth, fetch.ErrAuth, "not authorized (wrong or missing password, HTTP 401/403, no permission)"},
 	{exitUnsupported, fetch.ErrUnsupported, "unsupported (unknown scheme, a file on another host)"},
-	{exitUnsafe, fetch.ErrUnsafe, "refused as unsafe (another protocol's port, CR/LF/NUL in a protocol line)"},
+	{exitUnsafe, fetch.ErrUnsafe, "refused as unsafe (another protocol's port, CR/LF/NUL in a protocol line, a redirect the policy refuses)"},
 	{exitProtocol, fetch.ErrProtocol, "the server broke its protocol"},
 	{exitTimeout, fetch.ErrTimeout, "timed out"},
 	{exitConnect, fetch.ErrConnect, "cannot connect (refused, unreachable, unknown host)"},

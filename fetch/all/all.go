@@ -19,10 +19,13 @@ import (
 )
 
 // NewClient returns a Client with every built-in driver registered with
-// its default settings. Set the Client's fields before the first Fetch;
-// reach a driver's own settings through Client.Driver.
+// its default settings, and the gateways of the environment (http_proxy,
+// ftp_proxy, gopher_proxy, ..., no_proxy: fetch.GatewaysFromEnvironment),
+// as net/http's default transport reads http_proxy. Set the Client's
+// fields before the first Fetch; reach a driver's own settings through
+// Client.Driver.
 func NewClient() *fetch.Client {
-	c := &fetch.Client{}
+	c := &fetch.Client{Gateway: fetch.GatewaysFromEnvironment().Gateway}
 	Register(c)
 	return c
 }

@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -75,6 +76,14 @@ type Opt struct {
 	// protocol line or system call: each must fail with ErrUnsafe.
 	// Required unless Caps.NoProtocolLines.
 	Inject []string
+
+	// Redirect, if set, returns a URL of Scheme whose server answers with
+	// a redirect to target, an absolute URL with no character that needs
+	// escaping in a query. The driver must return that redirect unfollowed
+	// (a Response of Kind Redirect whose Location is target) and connect
+	// to nothing at target; the Client follows it. Leave it nil for a
+	// scheme that has no redirects.
+	Redirect func(t testing.TB, target string) string
 
 	// Secret is the password that SecretURLs carry. When SecretURLs is
 	// empty the suite writes DefaultSecret into Found[0], Missing, Denied
@@ -216,6 +225,7 @@ var checks = []check{
 	{"Denied", checkDenied},
 	{"Listing", checkListing},
 	{"Inject", checkInject},
+	{"NoFollow", checkNoFollow},
 	{"Secret", checkSecret},
 	{"Trace", checkTrace},
 	{"CancelBeforeFetch", checkCancelBeforeFetch},
@@ -503,6 +513,125 @@ func checkOffset(t testing.TB, s *suite) {
 	if resp.Length >= 0 && resp.Length != int64(len(body)) {
 		t.Errorf("%s.Length = %d, but Body yielded %d bytes", call, resp.Length, len(body))
 	}
+}
+
+// checkNoFollow checks that a driver never follows a redirect itself: it
+// returns it as data, and only the Client connects to the target. A
+// listener is the witness: it must see no connection from the driver's
+// Fetch nor from a Client told not to follow (ErrUseLastResponse), and
+// one when the Client follows.
+func checkNoFollow(t testing.TB, s *suite) {
+	if s.opt.Redirect == nil {
+		t.Skip("no Opt.Redirect: the scheme has no redirects")
+	}
+	w := newWitness(t)
+	same := s.opt.Scheme + "://" + w.addr + "/fetchtest-target"
+	for _, target := range []string{same, "ftp://" + w.addr + "/fetchtest-target"} {
+		raw := s.opt.Redirect(t, target)
+		want := uri.MustParse(target).String()
+		c, _ := s.client(t)
+		ctx := s.context(t)
+		resp, err := c.Driver(s.opt.Scheme).Fetch(ctx, fetch.NewRequest(c, uri.MustParse(raw)))
+		switch {
+		case err != nil:
+			t.Errorf("Driver.Fetch(%q) error = %v; want the redirect to %s as a Response", raw, err, target)
+		case resp == nil || resp.Body == nil:
+			t.Errorf("Driver.Fetch(%q) = a Response without a Body; err == nil must mean Body != nil", raw)
+		default:
+			resp.Body.Close()
+			if resp.Kind != fetch.Redirect || resp.Location == nil || resp.Location.String() != want {
+				t.Errorf("Driver.Fetch(%q) = %v to %v; want a %v to %s", raw, resp.Kind, resp.Location, fetch.Redirect, want)
+			}
+		}
+		if n := w.count(); n != 0 {
+			t.Errorf("Driver.Fetch(%q): the redirect's target %s got %d connections; a driver never follows a redirect", raw, target, n)
+		}
+		if target != same {
+			continue // the suite's Client may have no driver for ftp
+		}
+
+		c.CheckRedirect = func(*fetch.Request, []*fetch.Request) error { return fetch.ErrUseLastResponse }
+		resp, err = c.Fetch(ctx, raw)
+		if err != nil {
+			t.Errorf("Fetch(%q) with CheckRedirect saying ErrUseLastResponse: error %v; want the redirect", raw, err)
+		} else {
+			resp.Body.Close()
+			if resp.Kind != fetch.Redirect || resp.Location.String() != want {
+				t.Errorf("Fetch(%q) with CheckRedirect saying ErrUseLastResponse = %v to %v; want the redirect to %s", raw, resp.Kind, resp.Location, want)
+			}
+		}
+		if n := w.count(); n != 0 {
+			t.Errorf("Fetch(%q) with CheckRedirect saying ErrUseLastResponse: the target got %d connections", raw, n)
+		}
+
+		// The witness sees what following does: the Client's doing.
+		c.CheckRedirect = nil
+		if resp, err := c.Fetch(ctx, raw); err == nil {
+			resp.Body.Close()
+		}
+		if n := w.count(); n != 1 {
+			t.Errorf("Fetch(%q) by a Client that follows: the target got %d connections, want 1 (is the witness reachable?)", raw, n)
+		}
+	}
+}
+
+// A witness is a listener that counts the connections made to it and
+// closes each at once.
+type witness struct {
+	addr  string
+	mu    sync.Mutex
+	peers []string // the remote address of each connection, in order
+}
+
+func newWitness(t testing.TB) *witness {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &witness{addr: ln.Addr().String()}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			w.mu.Lock()
+			w.peers = append(w.peers, c.RemoteAddr().String())
+			w.mu.Unlock()
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return w
+}
+
+// count returns how many connections were made since the last call. It
+// connects once itself and waits until that connection is accepted: the
+// kernel queues connections in order, so every one made before the call
+// has been accepted by then.
+func (w *witness) count() int {
+	c, err := net.Dial("tcp", w.addr)
+	if err != nil {
+		return -1
+	}
+	me := c.LocalAddr().String()
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		for i, p := range w.peers {
+			if p == me {
+				w.peers = w.peers[i+1:]
+				w.mu.Unlock()
+				return i
+			}
+		}
+		w.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	return -1
 }
 
 // wantKind checks that fetching rawURL fails with kind, on one line.

@@ -23,6 +23,8 @@ import (
 //	fake://host/hello    a document       fake://host/dir/  a listing
 //	fake://host/empty    an empty one     fake://host/stall  a body that blocks
 //	fake://host/denied   ErrAuth          fake://host/netstall  a connection to stallAddr
+//	fake://host/redirect?to=URL           a redirect to URL
+//	fake://ADDR/fetchtest-target          a document after a connection to ADDR
 //	anything else        ErrNotFound
 type fake struct {
 	nilBody       bool  // success with a nil Body
@@ -37,13 +39,20 @@ type fake struct {
 	offsetLies    bool  // says it resumed but starts at 0
 	silent        bool  // traces nothing
 	rawDial       bool  // dials around the Client's dial path
+	follows       bool  // follows a redirect itself
 
 	stallAddr string // a server that accepts and never writes
 
 	release chan struct{} // closed when the test ends: frees a stalled body
 }
 
-var _ fetch.Driver = (*fake)(nil)
+var (
+	_ fetch.Driver        = (*fake)(nil)
+	_ fetch.FollowChecker = (*fake)(nil)
+)
+
+// CheckFollow lets the Client follow every fake URL.
+func (d *fake) CheckFollow(*uri.URL) error { return nil }
 
 var fakeDocs = map[string]string{
 	"/hello": "hello, world\n",
@@ -80,6 +89,15 @@ func (d *fake) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, 
 		return d.listing(ctx, req), nil
 	case path == "/netstall":
 		return d.netStall(ctx, req)
+	case path == "/redirect":
+		return d.redirect(ctx, req)
+	case path == "/fetchtest-target":
+		conn, err := req.Dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		conn.Close()
+		return &fetch.Response{Kind: fetch.Document, Length: 7, Body: d.body(ctx, "target\n")}, nil
 	}
 	doc, ok := fakeDocs[path]
 	if !ok {
@@ -134,6 +152,24 @@ func (d *fake) listing(ctx context.Context, req *fetch.Request) *fetch.Response 
 	return resp
 }
 
+// redirect answers with a redirect to the URL after "to=", or, for the
+// fault follows, goes there itself.
+func (d *fake) redirect(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+	to, err := uri.Parse(strings.TrimPrefix(req.URL.RawQuery, "to="))
+	if err != nil {
+		return nil, fetch.Errorf(fetch.ErrProtocol, "fake: bad redirect: %w", err)
+	}
+	if d.follows {
+		conn, err := fetch.NewRequest(nil, to).Dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		conn.Close()
+		return &fetch.Response{Kind: fetch.Document, Length: 7, Body: d.body(ctx, "target\n")}, nil
+	}
+	return &fetch.Response{Kind: fetch.Redirect, Status: "302 Found", Location: to, Length: 0, Body: d.body(ctx, "")}, nil
+}
+
 // netStall connects to the stall server: the body blocks in the read of
 // a connection that the dial path bounds with the idle timeout and ctx.
 func (d *fake) netStall(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
@@ -142,7 +178,7 @@ func (d *fake) netStall(ctx context.Context, req *fetch.Request) (*fetch.Respons
 	if d.rawDial {
 		conn, err = net.Dial("tcp", d.stallAddr)
 	} else {
-		conn, err = req.DialAddr(ctx, d.stallAddr)
+		conn, err = req.DialAddr(ctx, "x-fake", d.stallAddr)
 	}
 	if err != nil {
 		return nil, err
@@ -221,7 +257,10 @@ func fakeOpt(t testing.TB, d *fake) Opt {
 		Listing: "fake://host/dir/",
 		Stall:   func(testing.TB) string { return "fake://host/stall" },
 		Inject:  []string{"fake://host/a%0D%0AQUIT", "fake://host/a%00b"},
-		Caps:    Caps{Resume: true, NoIdleTimeout: true},
+		Redirect: func(_ testing.TB, target string) string {
+			return "fake://host/redirect?to=" + target
+		},
+		Caps: Caps{Resume: true, NoIdleTimeout: true},
 	}
 }
 
@@ -387,6 +426,7 @@ func TestSuiteCatches(t *testing.T) {
 		{"no trace", &fake{silent: true}, "Trace", "traced nothing"},
 		{"no idle timeout", &fake{rawDial: true}, "IdleTimeout", "still blocked after 1.2s"},
 		{"raw dial ignores cancel", &fake{rawDial: true}, "CancelStalled", "still blocked 1s after cancel()"},
+		{"follows a redirect", &fake{follows: true}, "NoFollow", "a driver never follows a redirect"},
 	}
 	for _, tt := range tests {
 		var opt Opt

@@ -222,14 +222,10 @@ func (s *session) dial(network, addr string) (net.Conn, error) {
 	// RFC 1738 section 6: the port a reply names is held to the policy
 	// an ftp URL's port is, or a server could aim the client at another
 	// protocol's port.
-	n, err := strconv.Atoi(port)
-	if err != nil {
-		return nil, fmt.Errorf("ftp: bad data address %q: %w", addr, err)
-	}
-	if err := req.CheckPort("ftp", n); err != nil {
+	c, err := req.DialAddr(ctx, "ftp", net.JoinHostPort(s.dataHost, port))
+	if errors.Is(err, fetch.ErrUnsafe) {
 		return nil, fmt.Errorf("ftp: the data connection the server names: %w", err)
 	}
-	c, err := req.DialAddr(ctx, net.JoinHostPort(s.dataHost, port))
 	if err != nil {
 		if len(s.sent) > 0 && strings.HasPrefix(s.sent[len(s.sent)-1], "RETR ") {
 			// RETR went out with EPSV, and the server may have answered

@@ -122,7 +122,9 @@ func ParseCWDMethod(name string) (CWDMethod, error) {
 type Driver struct {
 	// AnonymousPassword is the password of anonymous logins, by
 	// convention the user's e-mail address. "" means USER@HOST from the
-	// user and host names of this machine.
+	// user and host names of this machine. It goes only to hosts the user
+	// chose (fetch.Request.UserHost); others get
+	// ServerChosenAnonymousPassword.
 	AnonymousPassword string
 	// CWDMethod says how the path reaches the server (default CWDEach).
 	CWDMethod CWDMethod
@@ -151,9 +153,21 @@ type Driver struct {
 }
 
 var (
-	_ fetch.Driver = (*Driver)(nil)
-	_ io.Closer    = (*Driver)(nil) // Client.Close closes idle connections
+	_ fetch.Driver        = (*Driver)(nil)
+	_ fetch.FollowChecker = (*Driver)(nil)
+	_ io.Closer           = (*Driver)(nil) // Client.Close closes idle connections
 )
+
+// ServerChosenAnonymousPassword is the password of an anonymous login to
+// a host a server chose (a redirect's target, a listing's entry on
+// another host): it names nobody, where AnonymousPassword names the user.
+const ServerChosenAnonymousPassword = "anonymous@"
+
+// CheckFollow accepts every ftp URL: a server may send the Client to one.
+// What would be the user's stays home: an anonymous login to a host the
+// user did not choose gives ServerChosenAnonymousPassword, and no password
+// is asked for (fetch.Request.Password).
+func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
 
 // ReplyError is a negative reply of the server. Fetch returns it wrapped:
 // errors.As finds it, and errors.Is the fetch kind its code gives (530
@@ -186,7 +200,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if f.Host == "" {
 		return nil, fetch.Errorf(fetch.ErrUnsupported, "ftp: URL without a host")
 	}
-	lg, err := d.login(f)
+	lg, err := d.login(req, f)
 	if err != nil {
 		return nil, err
 	}
@@ -222,10 +236,14 @@ type login struct {
 	ask      bool   // no password in the URL: netrc, else the prompt
 }
 
-func (d *Driver) login(f *uri.FTP) (login, error) {
+func (d *Driver) login(req *fetch.Request, f *uri.FTP) (login, error) {
 	if !f.HasUser {
-		// RFC 1738 section 3.2.1: the conventions of anonymous FTP.
-		lg := login{user: "anonymous", password: d.anonymousPassword()}
+		// RFC 1738 section 3.2.1: the conventions of anonymous FTP. The
+		// user's e-mail address goes only to a host the user chose.
+		lg := login{user: "anonymous", password: ServerChosenAnonymousPassword}
+		if req.UserHost(f.Host) {
+			lg.password = d.anonymousPassword()
+		}
 		if err := fetch.CheckLine("ftp anonymous password", lg.password); err != nil {
 			return login{}, err
 		}

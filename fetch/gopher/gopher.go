@@ -100,7 +100,33 @@ type Driver struct {
 	MaxAttributeSize int64
 }
 
-var _ fetch.Driver = (*Driver)(nil)
+var (
+	_ fetch.Driver        = (*Driver)(nil)
+	_ fetch.FollowChecker = (*Driver)(nil)
+)
+
+// CheckFollow accepts the gopher URLs whose fetch sends nothing of the
+// user's and nothing but one request line: it refuses a Gopher+ string
+// that holds a data block (the filled-in +ASK form of RFC 1738 section
+// 3.4.9, whose CR LF-separated lines a server could aim at any port), a
+// "?" item (its form's questions would be put to the user) and a type-7
+// search without its words (they would come from the user). Types that
+// name no resource (8, T, 2, i, 3) are refused by Fetch itself.
+func (d *Driver) CheckFollow(u *uri.URL) error {
+	g, err := u.Gopher()
+	if err != nil {
+		return fetch.Errorf(fetch.ErrURL, "gopher: %w", err)
+	}
+	switch {
+	case g.HasPlus && strings.ContainsAny(g.Plus, "\r\n"):
+		return fetch.Errorf(fetch.ErrUnsafe, "it carries a Gopher+ data block (lines of its own to send)")
+	case g.HasPlus && strings.HasPrefix(g.Plus, "?"):
+		return fetch.Errorf(fetch.ErrUnsafe, "it is a Gopher+ form (+ASK) whose questions would be put to the user")
+	case g.Type == '7' && !g.HasSearch:
+		return fetch.Errorf(fetch.ErrUnsafe, "it is a gopher search without its words, which would be asked of the user")
+	}
+	return nil
+}
 
 // Fetch retrieves the item req.URL names. The caller must close the
 // Response's Body; Close ends the connection.
@@ -171,9 +197,12 @@ func fetchable(g *uri.Gopher) error {
 	return nil
 }
 
-// fillSearch supplies the search of a type-7 URL that has none.
+// fillSearch supplies the search of a type-7 URL that has none; for a URL
+// a server chose, nothing does.
 func (d *Driver) fillSearch(ctx context.Context, req *fetch.Request, g *uri.Gopher) error {
 	switch {
+	case req.Hop != nil:
+		return fetch.Errorf(fetch.ErrUnsafe, "%w: a server chose %q, a type-7 search without words (%s); no words of yours are sent for it", ErrSearchRequired, g.Selector, req.Hop)
 	case d.Search != "":
 		g.Search, g.HasSearch = d.Search, true
 		req.Tracef(fetch.Note, "searching for %q (the URL has no search)", d.Search)

@@ -16,6 +16,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
+	"github.com/urlfetch/urlfetch/uri"
 )
 
 // Acceptance 1: each URL maps to exactly these bytes on the wire, and the
@@ -639,4 +640,50 @@ func TestConformance_FakeServer(t *testing.T) {
 		Inject:  []string{s.URL("/0/a%0D%0Ab"), s.URL("/0/a%00"), s.URL("/7/s%09a%0Ab")},
 		Caps:    fetchtest.Caps{MixedSchemes: true},
 	})
+}
+
+// Issue 18: CheckFollow, the driver's word to the Client's policy, and
+// the driver's own refusal to ask the user anything for a URL a server
+// chose (a Request with a Hop), even when its settings could answer.
+func TestServerChosenURLs(t *testing.T) {
+	d := &gopher.Driver{}
+	for _, tc := range []struct {
+		url string
+		ok  bool
+	}{
+		{"gopher://h/0/hello", true},
+		{"gopher://h/", true},
+		{"gopher://h/7/find%09words", true},
+		{"gopher://h/0/a%09%09+", true},
+		{"gopher://h/0/a%09%09!+ABSTRACT", true},
+		{"gopher://h/0/a%09%09$", true},
+		{"gopher://h/7/find", false},
+		{"gopher://h/0/f%09%09?", false},
+		{"gopher://h/0/f%09+%091%0D%0A+-1%0D%0Ax%0D%0A.%0D%0A", false},
+		{"gopher://h/1/s%09%09+%0D%0AQUIT%0D%0A", false},
+	} {
+		err := d.CheckFollow(uri.MustParse(tc.url))
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckFollow(%s) = %v; want ok %v", tc.url, err, tc.ok)
+		}
+	}
+
+	s := newFakeServer(t)
+	asked := 0
+	d = &gopher.Driver{Search: "my words", Ask: func(context.Context, gopher.Question) (string, error) {
+		asked++
+		return "typed", nil
+	}}
+	c, _ := newClient(t, d)
+	from := fetch.NewRequest(c, uri.MustParse("http://example.org/"))
+	for _, path := range []string{"/7/find", "/0/f%09%09?"} {
+		req := from.Follow(fetch.HopRedirect, uri.MustParse(s.URL(path)))
+		_, err := d.Fetch(context.Background(), req)
+		if !errors.Is(err, fetch.ErrUnsafe) {
+			t.Errorf("Driver.Fetch(%s) chosen by a server: %v; want ErrUnsafe", path, err)
+		}
+	}
+	if got := s.Got(); asked != 0 || len(got) != 0 {
+		t.Errorf("asked %d times, sent %q; want nothing of the user's asked or sent", asked, got)
+	}
 }

@@ -436,6 +436,9 @@ func parseQuestions(lines []string) ([]Question, error) {
 // block with one line per answer and the "." line (RFC 1738 section
 // 3.4.9, Gopher+ section 2.8).
 func (d *Driver) form(ctx context.Context, req *fetch.Request, g *uri.Gopher) (*fetch.Response, error) {
+	if req.Hop != nil {
+		return nil, errorf(fetch.ErrUnsafe, g.Selector, "a server chose this Gopher+ form (%s): its questions are not put to the user", req.Hop)
+	}
 	if d.Ask == nil {
 		return nil, errorf(fetch.ErrUnsupported, g.Selector, "the item is a Gopher+ form (+ASK) and nothing can answer its questions: set Driver.Ask, or give the filled-in form in the URL (RFC 1738 section 3.4.9)")
 	}

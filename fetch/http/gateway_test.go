@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -428,7 +427,9 @@ func TestGatewayRedirect_RecordingServer(t *testing.T) {
 	})
 	g := every(rec.addr, "gopher")
 	g.NoProxy = "direct.example"
-	c := &fetch.Client{NetrcFile: "-", Gateway: g.Gateway}
+	// The stand-in gopher driver below declares nothing (it is not a
+	// fetch.FollowChecker): FollowSchemes lets redirects reach it.
+	c := &fetch.Client{NetrcFile: "-", Gateway: g.Gateway, FollowSchemes: []string{"gopher"}}
 	c.Register("http", &fetchhttp.Driver{})
 	var direct []string
 	c.Register("gopher", fetch.DriverFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
@@ -449,18 +450,17 @@ func TestGatewayRedirect_RecordingServer(t *testing.T) {
 	}
 }
 
-// When the Client has a Gateway setting, it decides for http URLs too:
-// none means direct, whatever the driver's Proxy says. Without one, the
-// driver's Proxy is used as before.
+// The Client's Gateway setting decides for http URLs too: none means
+// direct; a gateway for http gets the absolute form. The driver has no
+// proxy setting of its own.
 func TestGatewayDecidesHTTP_RecordingServer(t *testing.T) {
 	rec := newRecordingGateway(t, replyOK)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "origin")
 	}))
 	defer origin.Close()
-	proxy := func(*http.Request) (*url.URL, error) { return url.Parse("http://" + rec.addr) }
 
-	d := &fetchhttp.Driver{Proxy: proxy}
+	d := &fetchhttp.Driver{}
 	defer d.Close()
 	c := &fetch.Client{NetrcFile: "-", Gateway: every(rec.addr, "ftp").Gateway}
 	c.Register("http", d)
@@ -476,12 +476,11 @@ func TestGatewayDecidesHTTP_RecordingServer(t *testing.T) {
 		t.Errorf("gateway got %q, want the absolute form of the http URL", heads)
 	}
 
+	t.Setenv("http_proxy", "http://"+rec.addr)
 	c2 := &fetch.Client{NetrcFile: "-"}
-	d2 := &fetchhttp.Driver{Proxy: proxy}
-	defer d2.Close()
-	c2.Register("http", d2)
-	if _, body := gatewayGet(t, c2, origin.URL+"/z"); body != "hello, world\n" || len(rec.requests()) != 2 {
-		t.Errorf("no Client gateway: body %q, want the driver's Proxy", body)
+	c2.Register("http", d)
+	if _, body := gatewayGet(t, c2, origin.URL+"/z"); body != "origin" || len(rec.requests()) != 1 {
+		t.Errorf("no Client gateway, http_proxy set: body %q, gateway got %d requests; want the origin directly", body, len(rec.requests()))
 	}
 }
 

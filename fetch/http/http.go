@@ -2,12 +2,14 @@
 // 3.3), on net/http with the fetch Client's dial path.
 //
 // The path and search go to the server exactly as the URL writes them;
-// the fragment never does. Redirects are followed, at most MaxRedirects,
-// each target checked against the port policy; a redirect to another
-// scheme (ftp:, gopher:) is fetched through the Client.
+// the fragment never does. A Fetch is one GET: a redirect (301, 302, 303,
+// 307, 308 with a Location) comes back as a Response of Kind Redirect,
+// its target resolved, and the fetch.Client decides whether to follow it.
 //
 // The driver is also the Client's way to a gateway (RFC 1738 section 4):
-// FetchGateway sends a URL of any scheme whole to an HTTP proxy.
+// with Request.Gateway set, an http or https URL goes through it as
+// through any proxy, and FetchGateway sends a URL of any scheme whole to
+// it.
 package http
 
 import (
@@ -29,21 +31,10 @@ import (
 	"github.com/urlfetch/urlfetch/uri"
 )
 
-// DefaultMaxRedirects is how many redirects a fetch follows by default.
-const DefaultMaxRedirects = 10
-
 // Driver fetches http and https URLs. Its zero value is ready to use.
+// Which proxy to use and which redirects to follow are the fetch.Client's
+// decisions (Client.Gateway, Client.CheckHop), not the driver's.
 type Driver struct {
-	// MaxRedirects bounds the redirects one fetch follows (default 10;
-	// negative: none).
-	MaxRedirects int
-	// AllowDowngrade lets a redirect lead from https to http.
-	AllowDowngrade bool
-	// Proxy chooses an HTTP proxy for an http or https request when
-	// the Client has no Gateway setting (which decides when it is set);
-	// nil means the http_proxy, https_proxy and no_proxy environment
-	// variables, as http.ProxyFromEnvironment reads them.
-	Proxy func(*http.Request) (*url.URL, error)
 	// TLSConfig is used for https; nil means the system's roots.
 	TLSConfig *tls.Config
 	// UserAgent is sent with every request.
@@ -56,6 +47,7 @@ type Driver struct {
 var (
 	_ fetch.Driver        = (*Driver)(nil)
 	_ fetch.GatewayDriver = (*Driver)(nil)
+	_ fetch.FollowChecker = (*Driver)(nil)
 	_ io.Closer           = (*Driver)(nil) // Client.Close closes idle connections
 )
 
@@ -109,13 +101,19 @@ func (d *Driver) init() {
 // maxHeaderBytes bounds the status line and header block of a reply.
 const maxHeaderBytes = 1 << 20
 
-// dial connects through the dial path of the fetch.Request in ctx.
+// dial connects through the dial path of the fetch.Request in ctx, with
+// the port policy of the gateway's scheme when there is one (the
+// connection goes to it), else of the URL's.
 func (d *Driver) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	req, _ := ctx.Value(requestKey{}).(*fetch.Request)
 	if req == nil {
 		return nil, errors.New("http: dial without a fetch request")
 	}
-	return req.DialAddr(ctx, addr)
+	scheme := req.URL.Scheme
+	if req.Gateway != nil {
+		scheme = req.Gateway.Scheme
+	}
+	return req.DialAddr(ctx, scheme, addr)
 }
 
 // Close closes idle connections.
@@ -125,88 +123,77 @@ func (d *Driver) Close() error {
 	return nil
 }
 
-// Fetch retrieves an http or https URL, following redirects.
+// Fetch retrieves an http or https URL with one GET, directly or through
+// req.Gateway. A redirect comes back unfollowed, as a Response of Kind
+// Redirect whose Location is the target resolved against req.URL (the
+// fragment carried over when the Location has none, RFC 9110 section
+// 10.2.2) and whose Body is the reply's body.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
-	return d.fetch(ctx, req, nil)
+	if !isHTTP(req.URL) && req.Gateway == nil {
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: no HTTP gateway for %s: URLs", req.URL.Scheme)
+	}
+	return d.fetch(ctx, req)
 }
 
 // FetchGateway fetches req.URL, of any scheme, through the HTTP gateway
-// gw (RFC 1738 section 4): one GET whose request target is the whole URL
-// as written, without its fragment: "GET ftp://user:pass@host/path
-// HTTP/1.1". The password of an ftp URL goes too, for the gateway logs in
-// with it; traces and errors mask it. The connection to the gateway goes
-// through the Client's dial path. The reply is a Document streamed from
-// the gateway, its Type and Length from Content-Type and Content-Length;
-// error statuses map as Fetch maps them (404 is ErrNotFound, 401, 403 and
-// 407 ErrAuth), wrapping a *StatusError. A redirect is followed through
-// the gateway the Client names for its target, or fetched through the
-// Client when it names none. An http or https URL is fetched as Fetch
-// does, with gw as its proxy (a CONNECT tunnel for https).
-func (d *Driver) FetchGateway(ctx context.Context, req *fetch.Request, gw *url.URL) (*fetch.Response, error) {
-	if gw == nil {
+// req.Gateway (RFC 1738 section 4): one GET whose request target is the
+// whole URL as written, without its fragment: "GET
+// ftp://user:pass@host/path HTTP/1.1". The password of an ftp URL goes
+// too, for the gateway logs in with it; traces and errors mask it. The
+// connection to the gateway goes through the Client's dial path. The
+// reply is a Document streamed from the gateway, its Type and Length from
+// Content-Type and Content-Length; error statuses map as Fetch maps them
+// (404 is ErrNotFound, 401, 403 and 407 ErrAuth), wrapping a
+// *StatusError; a redirect is a Response of Kind Redirect, as from Fetch.
+// An http or https URL is fetched as Fetch does, through req.Gateway (a
+// CONNECT tunnel for https).
+func (d *Driver) FetchGateway(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+	if req.Gateway == nil {
 		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: FetchGateway without a gateway")
 	}
-	return d.fetch(ctx, req, gw)
+	return d.fetch(ctx, req)
 }
 
-// fetch retrieves req.URL through via, or, when via is nil, through the
-// proxy that proxyFor chooses; and follows redirects.
-func (d *Driver) fetch(ctx context.Context, req *fetch.Request, via *url.URL) (*fetch.Response, error) {
+// CheckFollow accepts every http and https URL: fetching one sends
+// nothing of the user's. Whether https may lead to http is the Client's
+// rule (Client.AllowDowngrade).
+func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
+
+// fetch sends one GET for req.URL, through req.Gateway when set.
+func (d *Driver) fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
 	d.init()
 	ctx = context.WithValue(ctx, requestKey{}, req)
-	max := d.MaxRedirects
-	if max == 0 {
-		max = DefaultMaxRedirects
+	u, via := req.URL, req.Gateway
+	resp, err := d.roundTrip(ctx, req, u, via)
+	if err != nil {
+		return nil, err
 	}
-	u := req.URL
-	for hops := 0; ; hops++ {
-		resp, err := d.roundTrip(ctx, req, u, via)
-		if err != nil {
-			return nil, err
-		}
-		loc := redirectTarget(resp)
-		if loc == "" {
-			r, err := d.response(ctx, req, u, resp)
-			if err != nil && !isHTTP(u) {
-				return nil, fmt.Errorf("gateway %s: %w", via.Redacted(), err)
-			}
-			return r, err
-		}
+	if loc := redirectTarget(resp); loc != "" {
+		return d.redirect(ctx, u, resp, loc)
+	}
+	r, err := d.response(ctx, req, u, resp)
+	if err != nil && !isHTTP(u) {
+		return nil, fmt.Errorf("gateway %s: %w", via.Redacted(), err)
+	}
+	return r, err
+}
+
+// redirect returns a redirect reply as a Response of Kind Redirect.
+func (d *Driver) redirect(ctx context.Context, u *uri.URL, resp *http.Response, loc string) (*fetch.Response, error) {
+	next, err := nextURL(u, loc)
+	if err != nil {
 		resp.Body.Close()
-		if hops >= max {
-			return nil, fmt.Errorf("http: stopped after %d redirects (last to %s): %w", hops, loc, fetch.ErrProtocol)
-		}
-		next, err := nextURL(u, loc)
-		if err != nil {
-			return nil, err
-		}
-		req.Tracef(fetch.Note, "redirected (%s) to %s", resp.Status, next.Redacted())
-		via = nil
-		switch {
-		case isHTTP(next):
-			if u.Scheme == "https" && next.Scheme == "http" && !d.AllowDowngrade {
-				return nil, fetch.Errorf(fetch.ErrUnsafe, "http: refusing a redirect from https to %s", next.Redacted())
-			}
-			if err := req.CheckPort(next.Scheme, next.PortNumber()); err != nil {
-				return nil, err
-			}
-			u = next
-		default:
-			// Another scheme: through its gateway, if the Client
-			// names one, here, so the hops count; else by its driver.
-			gw, _, err := req.Gateway(next)
-			if err != nil {
-				return nil, err
-			}
-			if gw == nil {
-				return req.Redirect(ctx, next.String())
-			}
-			if err := req.CheckGateway(gw); err != nil {
-				return nil, err
-			}
-			u, via = next, gw
-		}
+		return nil, err
 	}
+	return &fetch.Response{
+		URL:      u,
+		Kind:     fetch.Redirect,
+		Status:   resp.Status,
+		Location: next,
+		Length:   resp.ContentLength,
+		Meta:     fetch.Meta(resp.Header),
+		Body:     &body{ReadCloser: resp.Body, ctx: ctx, length: resp.ContentLength},
+	}, nil
 }
 
 func isHTTP(u *uri.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
@@ -214,22 +201,6 @@ func isHTTP(u *uri.URL) bool { return u.Scheme == "http" || u.Scheme == "https" 
 // speaksHTTP reports whether a proxy is sent HTTP requests (rather than
 // being a SOCKS tunnel).
 func speaksHTTP(proxy *url.URL) bool { return proxy.Scheme == "http" || proxy.Scheme == "https" }
-
-// proxyFor chooses the proxy of an http or https request that has no
-// gateway yet: the Client's Gateway setting when it has one (under the
-// port policy), else the driver's Proxy, else the environment.
-func (d *Driver) proxyFor(req *fetch.Request, u *uri.URL, hr *http.Request) (*url.URL, error) {
-	if gw, set, err := req.Gateway(u); set {
-		if err == nil && gw != nil {
-			err = req.CheckGateway(gw)
-		}
-		return gw, err
-	}
-	if d.Proxy != nil {
-		return d.Proxy(hr)
-	}
-	return http.ProxyFromEnvironment(hr)
-}
 
 // redirectTarget returns the Location of a redirect reply, or "".
 func redirectTarget(resp *http.Response) string {
@@ -263,8 +234,7 @@ func nextURL(base *uri.URL, loc string) (*uri.URL, error) {
 	return next, nil
 }
 
-// roundTrip sends one GET for u: to its server, or to the proxy via, or
-// to the one proxyFor chooses when via is nil and u is http or https.
+// roundTrip sends one GET for u: to its server, or to the proxy via.
 func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, via *url.URL) (*http.Response, error) {
 	var hr *http.Request
 	var err error
@@ -272,11 +242,6 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, 
 		hr, err = newRequest(ctx, u)
 		if err != nil {
 			return nil, err
-		}
-		if via == nil {
-			if via, err = d.proxyFor(req, u, hr); err != nil {
-				return nil, err
-			}
 		}
 		if via != nil && u.Scheme == "http" && speaksHTTP(via) {
 			// A proxy needs the absolute form (an https request goes
@@ -427,6 +392,7 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 	r := &fetch.Response{
 		URL:    u,
 		Kind:   fetch.Document,
+		Status: resp.Status,
 		Length: resp.ContentLength,
 		Meta:   fetch.Meta(resp.Header),
 		Body:   &body{ReadCloser: resp.Body, ctx: ctx, length: resp.ContentLength},

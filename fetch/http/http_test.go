@@ -3,13 +3,17 @@ package http_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/urlfetch/urlfetch/fetch"
 	fetchhttp "github.com/urlfetch/urlfetch/fetch/http"
+	"github.com/urlfetch/urlfetch/uri"
 )
 
 // The real-server tests are in integration/http_test.go (nginx, squid).
@@ -62,18 +66,84 @@ func TestBadLocation_FakeServer(t *testing.T) {
 	}
 }
 
-func TestRedirectToOtherSchemeGoesThroughClient_FakeServer(t *testing.T) {
+// A redirect to a scheme whose driver does not declare itself safe to
+// follow is refused by the Client, its driver never called; FollowSchemes
+// lets it through.
+func TestRedirectToOtherScheme_FakeServer(t *testing.T) {
 	base := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "x-other://host/doc", http.StatusFound)
 	})
-	c := newClient(&fetchhttp.Driver{})
-	var asked string
-	c.Register("x-other", fetch.DriverFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
-		asked = req.URL.String()
-		return nil, fetch.Errorf(fetch.ErrNotFound, "x-other: nothing here")
-	}))
-	_, err := c.Fetch(context.Background(), base+"/x")
-	if asked != "x-other://host/doc" || !errors.Is(err, fetch.ErrNotFound) {
-		t.Errorf("redirect to x-other: driver asked %q, error %v", asked, err)
+	for _, follow := range []bool{false, true} {
+		c := newClient(&fetchhttp.Driver{})
+		if follow {
+			c.FollowSchemes = []string{"http", "x-other"}
+		}
+		var asked string
+		c.Register("x-other", fetch.DriverFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
+			asked = req.URL.String()
+			return nil, fetch.Errorf(fetch.ErrNotFound, "x-other: nothing here")
+		}))
+		_, err := c.Fetch(context.Background(), base+"/x")
+		switch {
+		case !follow && (asked != "" || !errors.Is(err, fetch.ErrUnsafe) || !strings.Contains(err.Error(), base+"/x to x-other://host/doc")):
+			t.Errorf("default policy, redirect to x-other: driver asked %q, error %v; want ErrUnsafe naming both URLs and no call", asked, err)
+		case follow && (asked != "x-other://host/doc" || !errors.Is(err, fetch.ErrNotFound) || !strings.Contains(err.Error(), "redirected to x-other://host/doc")):
+			t.Errorf("FollowSchemes x-other: driver asked %q, error %v", asked, err)
+		}
 	}
 }
+
+// The driver never follows a redirect itself: Fetch returns it as data,
+// the target resolved, and nothing reaches the target.
+func TestDriverReturnsRedirect_FakeServer(t *testing.T) {
+	target := newListener(t)
+	base := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "//"+target.addr+"/next")
+		w.WriteHeader(http.StatusSeeOther)
+		io.WriteString(w, "see other")
+	})
+	d := &fetchhttp.Driver{}
+	defer d.Close()
+	c := newClient(d)
+	resp, err := d.Fetch(context.Background(), fetch.NewRequest(c, uri.MustParse(base+"/x#frag")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := "http://" + target.addr + "/next#frag"
+	if resp.Kind != fetch.Redirect || resp.Location == nil || resp.Location.String() != want || resp.Status != "303 See Other" || string(b) != "see other" {
+		t.Errorf("Driver.Fetch = %v %q to %v, body %q; want a redirect (303 See Other) to %s with its body", resp.Kind, resp.Status, resp.Location, b, want)
+	}
+	if n := target.accepted(); n != 0 {
+		t.Errorf("the redirect's target got %d connections; want none", n)
+	}
+}
+
+// listener counts the connections made to it.
+type listener struct {
+	addr string
+	n    atomic.Int32
+}
+
+func newListener(t *testing.T) *listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &listener{addr: ln.Addr().String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			l.n.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return l
+}
+
+func (l *listener) accepted() int { return int(l.n.Load()) }

@@ -41,11 +41,6 @@ import (
 // DefaultServer is the SMTP server of a Driver whose Server is "".
 const DefaultServer = "localhost:25"
 
-// smtpPort reports whether port is one of SMTP's (RFC 5321), submission's
-// (RFC 6409) or submission over TLS's (RFC 8314): a Server at another
-// port of the bad-ports list needs the Client's AllowPorts.
-func smtpPort(port int) bool { return port == 25 || port == 465 || port == 587 }
-
 // SMTP reply codes the driver acts on (RFC 5321 section 4.2.3, RFC 4954
 // section 6).
 const (
@@ -500,15 +495,10 @@ func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error)
 		return nil, fmt.Errorf("mailto: SMTP server: %w", err)
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	if !smtpPort(port) {
-		// RFC 1738 section 6: the server setting may not aim SMTP at
-		// another protocol's port unless allowed; SMTP's own ports
-		// (submission and submissions too) are on the bad-ports list.
-		if err := req.CheckPort("mailto", port); err != nil {
-			return nil, fmt.Errorf("mailto: SMTP server: %w", err)
-		}
-	}
-	nc, err := req.DialAddr(ctx, addr)
+	// RFC 1738 section 6: the server setting may not aim SMTP at another
+	// protocol's port unless allowed (SMTP's own are fetch.BadPort's
+	// exceptions for mailto).
+	nc, err := req.DialAddr(ctx, "mailto", addr)
 	if err != nil {
 		return nil, fmt.Errorf("mailto: SMTP server: %w", err)
 	}

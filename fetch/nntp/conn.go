@@ -69,7 +69,9 @@ func (d *Driver) get(ctx context.Context, req *fetch.Request, t *target) (*conn,
 	var nc *fetch.Conn
 	var err error
 	if t.scheme == "news" {
-		nc, err = req.DialAddr(ctx, t.addr) // the configured server
+		// RFC 1738 section 6: the configured server's port is held to
+		// the policy an nntp URL's port is.
+		nc, err = req.DialAddr(ctx, "nntp", t.addr) // the configured server
 	} else {
 		nc, err = req.Dial(ctx) // the URL's host and port
 	}

@@ -150,9 +150,16 @@ type Driver struct {
 }
 
 var (
-	_ fetch.Driver = (*Driver)(nil)
-	_ io.Closer    = (*Driver)(nil) // Client.Close ends the idle connections
+	_ fetch.Driver        = (*Driver)(nil)
+	_ fetch.FollowChecker = (*Driver)(nil)
+	_ io.Closer           = (*Driver)(nil) // Client.Close ends the idle connections
 )
+
+// CheckFollow accepts every news and nntp URL: reading an article or a
+// group sends nothing of the user's. A news: URL a server chose is read
+// from the news server the user configured, and no password is asked for
+// it (fetch.Request.Password).
+func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
 
 // kind is what a URL asks for.
 type kind int
@@ -196,14 +203,6 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	t, err := d.target(req.URL)
 	if err != nil {
 		return nil, err
-	}
-	if t.scheme == "news" {
-		// RFC 1738 section 6: the configured server's port is held to
-		// the policy an nntp URL's port is (Request.Dial applies it to
-		// the URL's).
-		if err := req.CheckPort("nntp", t.port); err != nil {
-			return nil, err
-		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

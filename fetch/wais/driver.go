@@ -205,7 +205,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 		return nil, err
 	}
 	if !t.document && t.words == "" {
-		if t.words, err = d.askWords(ctx, t.database); err != nil {
+		if t.words, err = d.askWords(ctx, req, t.database); err != nil {
 			return nil, err
 		}
 	}
@@ -221,8 +221,13 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	return resp, nil
 }
 
-// askWords returns the words to search a database URL that has none.
-func (d *Driver) askWords(ctx context.Context, database string) (string, error) {
+// askWords returns the words to search a database URL that has none. A
+// URL a server chose gets neither the user's words nor a prompt: none,
+// and so the database's description.
+func (d *Driver) askWords(ctx context.Context, req *fetch.Request, database string) (string, error) {
+	if req.Hop != nil {
+		return "", nil
+	}
 	if d.Search != "" || d.Prompt == nil {
 		return d.Search, fetch.CheckLine("wais search", d.Search)
 	}
