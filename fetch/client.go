@@ -3,12 +3,14 @@
 // hands back the resource.
 //
 // The package knows no protocol. It holds what every driver shares: the
-// scheme registry, the one dial path (timeouts, cancellation and the port
-// policy of RFC 1738 section 6), the check that keeps decoded CR, LF and
-// NUL out of protocol lines, the protocol trace with passwords masked,
-// credentials from the URL, a netrc file or a prompt, and the kinds of
-// error. The drivers live in the packages below it; fetch/all registers
-// them all.
+// scheme registry; the policy, as net/http's Client holds it (Do is the
+// one loop over redirects, CheckHop the one function that decides whether
+// a URL a server chose may be followed, and the gateway is chosen there
+// too); the one dial path (timeouts, cancellation and the port policy of
+// RFC 1738 section 6); the check that keeps decoded CR, LF and NUL out of
+// protocol lines; the protocol trace with passwords masked; credentials
+// from the URL, a netrc file or a prompt; and the kinds of error. The
+// drivers live in the packages below it; fetch/all registers them all.
 package fetch
 
 import (
@@ -26,7 +28,9 @@ import (
 )
 
 // A Driver dereferences the URLs of one or more schemes. Fetch runs the
-// scheme's retrieval algorithm for req.URL and returns the resource.
+// scheme's retrieval algorithm for req.URL, once, and returns the
+// resource; a redirect comes back as a Response of Kind Redirect, which
+// the Client may follow, never the driver.
 //
 // Fetch must return a non-nil Response with a non-nil Body when err is
 // nil, must not keep req after the Response's Body is closed, must honour
