@@ -5,7 +5,6 @@ import (
 	"iter"
 	"net"
 	"net/textproto"
-	"sync"
 	"time"
 
 	"github.com/urlfetch/urlfetch/uri"
@@ -146,23 +145,4 @@ type Entry struct {
 	// Media is the media type of the entry's resource, when the listing
 	// says (gopher item types, WAIS document types).
 	Media string `json:"media,omitempty"`
-}
-
-// OnClose returns body with fn run once when it is closed, after body's
-// own Close: how a driver finishes an exchange (reads the FTP 226, returns
-// a connection to its pool) when the caller is done.
-func OnClose(body io.ReadCloser, fn func(error) error) io.ReadCloser {
-	return &closer{ReadCloser: body, fn: fn}
-}
-
-type closer struct {
-	io.ReadCloser
-	fn   func(error) error
-	once sync.Once
-	err  error
-}
-
-func (c *closer) Close() error {
-	c.once.Do(func() { c.err = c.fn(c.ReadCloser.Close()) })
-	return c.err
 }

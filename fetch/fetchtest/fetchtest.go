@@ -462,6 +462,8 @@ func checkCloseUnread(t testing.TB, s *suite) {
 			t.Errorf("%s: Body.Read after Close panicked: %v", what, p)
 		case err == nil:
 			t.Errorf("%s: Body.Read after Close = %d, nil; want an error", what, n)
+		case !errors.Is(err, fetch.ErrBodyClosed):
+			t.Errorf("%s: Body.Read after Close = %d, %v; want fetch.ErrBodyClosed (the Body comes from fetch.NewBody)", what, n, err)
 		}
 	}
 }

@@ -27,19 +27,20 @@ import (
 //	fake://ADDR/fetchtest-target          a document after a connection to ADDR
 //	anything else        ErrNotFound
 type fake struct {
-	nilBody       bool  // success with a nil Body
-	missingKind   error // the kind of a missing resource, for ErrNotFound
-	closePanics   bool  // a second Close panics
-	readAfterEnd  bool  // reads ignore a cancelled context
-	ignoresCancel bool  // the stall body waits for release, not ctx
-	noCheckLine   bool  // no CR/LF/NUL check
-	leaksBasic    bool  // errors and the trace show user:password in base64, which the Client cannot know to mask
-	relativeURLs  bool  // listing entries carry relative URLs
-	lengthLies    bool  // Length is one more than the body
-	offsetLies    bool  // says it resumed but starts at 0
-	silent        bool  // traces nothing
-	rawDial       bool  // dials around the Client's dial path
-	follows       bool  // follows a redirect itself
+	nilBody        bool  // success with a nil Body
+	missingKind    error // the kind of a missing resource, for ErrNotFound
+	closePanics    bool  // a second Close panics
+	readAfterEnd   bool  // reads ignore a cancelled context
+	ignoresCancel  bool  // the stall body waits for release, not ctx
+	noCheckLine    bool  // no CR/LF/NUL check
+	leaksBasic     bool  // errors and the trace show user:password in base64, which the Client cannot know to mask
+	relativeURLs   bool  // listing entries carry relative URLs
+	lengthLies     bool  // Length is one more than the body
+	offsetLies     bool  // says it resumed but starts at 0
+	silent         bool  // traces nothing
+	rawDial        bool  // dials around the Client's dial path
+	follows        bool  // follows a redirect itself
+	ownClosedError bool  // a read after Close fails with an error of its own
 
 	stallAddr string // a server that accepts and never writes
 
@@ -205,7 +206,10 @@ func (b *fakeBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed > 0 && !b.d.readAfterEnd {
-		return 0, errors.New("fake: read after close")
+		if b.d.ownClosedError {
+			return 0, errors.New("fake: read after close")
+		}
+		return 0, fetch.ErrBodyClosed
 	}
 	if err := b.ctx.Err(); err != nil && !b.d.readAfterEnd {
 		return 0, err
@@ -414,6 +418,7 @@ func TestSuiteCatches(t *testing.T) {
 		{"Close panics", &fake{closePanics: true}, "CloseTwice", "second Body.Close() panicked"},
 		{"Close panics unread", &fake{closePanics: true}, "CloseUnread", "panicked"},
 		{"read after close", &fake{readAfterEnd: true}, "CloseUnread", "Body.Read after Close = 13, nil"},
+		{"own closed error", &fake{ownClosedError: true}, "CloseUnread", "want fetch.ErrBodyClosed"},
 		{"context ignored", &fake{readAfterEnd: true}, "CancelAfterFetch", "want context.Canceled"},
 		{"context ignored before", &fake{readAfterEnd: true}, "CancelBeforeFetch", "want context.Canceled"},
 		{"stall ignores cancel", &fake{ignoresCancel: true}, "CancelStalled", "still blocked 1s after cancel()"},

@@ -26,8 +26,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -170,9 +168,7 @@ func (d *Driver) document(ctx context.Context, req *fetch.Request, f *uri.File, 
 			resp.Type, how = "application/octet-stream", "for a "+kindOf(info.Mode())
 		}
 		req.Tracef(fetch.Note, "type %s %s", resp.Type, how)
-		b := newBody(ctx, fh, fh)
-		b.fifo = info.Mode()&fs.ModeNamedPipe != 0
-		resp.Body = b
+		resp.Body = newBody(ctx, fh, fh, info.Mode()&fs.ModeNamedPipe != 0)
 		return resp, nil
 	}
 	if resp.Type == "" {
@@ -193,7 +189,7 @@ func (d *Driver) document(ctx context.Context, req *fetch.Request, f *uri.File, 
 		req.Tracef(fetch.Note, "resume at byte %d", off)
 	}
 	resp.Length = info.Size() - resp.Offset
-	resp.Body = newBody(ctx, fh, fh)
+	resp.Body = newBody(ctx, fh, fh, false)
 	return resp, nil
 }
 
@@ -216,61 +212,38 @@ func kindOf(m fs.FileMode) string {
 // of a FIFO or terminal at once.
 var aLongTimeAgo = time.Unix(1, 0)
 
-// body is the Body of a file or listing: reads stop with the context's
-// error once it is done, and Close closes the file once.
-type body struct {
-	ctx    context.Context
-	r      io.Reader // the file, or the listing lines made from it
-	f      *os.File
-	stop   func() bool
-	closed atomic.Bool
-	once   sync.Once
-	err    error
-	fifo   bool // a FIFO not read yet: wait for its writer first
-}
-
-func newBody(ctx context.Context, f *os.File, r io.Reader) *body {
-	b := &body{ctx: ctx, r: r, f: f}
+// newBody returns the Body of a file or listing that reads r from the
+// file f: a done context also interrupts a read that waits (a FIFO, a
+// terminal), and Close closes the file. fifo says f is a FIFO not read
+// yet: the first read waits for its writer.
+func newBody(ctx context.Context, f *os.File, r io.Reader, fifo bool) io.ReadCloser {
 	// A deadline interrupts a read only of what the poller can wait on (a
 	// FIFO, a terminal); a regular file's reads never block for long, and
 	// the context is looked at before each one.
-	b.stop = context.AfterFunc(ctx, func() { f.SetReadDeadline(aLongTimeAgo) })
-	return b
+	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(aLongTimeAgo) })
+	if fifo {
+		r = &fifoReader{f: f, r: r}
+	}
+	return fetch.NewBody(ctx, r, fetch.BodyFuncs{Close: func(bool) error {
+		stop()
+		return f.Close()
+	}})
 }
 
-func (b *body) Read(p []byte) (int, error) {
-	if b.closed.Load() {
-		return 0, fs.ErrClosed
-	}
-	if err := b.ctx.Err(); err != nil {
-		return 0, err
-	}
-	if b.fifo {
-		// Opened without blocking, a FIFO reads as empty until a writer
-		// comes: wait for one (or for its data) before the first read.
-		b.fifo = false
-		if err := waitForWriter(b.f); err != nil {
-			if cerr := b.ctx.Err(); cerr != nil {
-				return 0, cerr
-			}
+// fifoReader waits for the FIFO's writer before its first read: opened
+// without blocking, a FIFO reads as empty until a writer comes.
+type fifoReader struct {
+	f      *os.File
+	r      io.Reader
+	waited bool
+}
+
+func (fr *fifoReader) Read(p []byte) (int, error) {
+	if !fr.waited {
+		fr.waited = true
+		if err := waitForWriter(fr.f); err != nil {
 			return 0, err
 		}
 	}
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
-		if cerr := b.ctx.Err(); cerr != nil {
-			return n, cerr
-		}
-	}
-	return n, err
-}
-
-// Close closes the file. It may be called more than once.
-func (b *body) Close() error {
-	b.once.Do(func() {
-		b.closed.Store(true)
-		b.stop()
-		b.err = b.f.Close()
-	})
-	return b.err
+	return fr.r.Read(p)
 }

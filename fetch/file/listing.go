@@ -36,7 +36,7 @@ func (d *Driver) list(ctx context.Context, req *fetch.Request, f *uri.File, fh *
 		Type:     ListingType,
 		Length:   -1,
 		Modified: info.ModTime(),
-		Body:     newBody(ctx, fh, &lister{f: fh}),
+		Body:     newBody(ctx, fh, &lister{f: fh}, false),
 	}
 	resp.SetEntries(func(r io.Reader) iter.Seq2[fetch.Entry, error] { return parseListing(r, dir) })
 	return resp

@@ -453,12 +453,11 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 		want = size - off
 		resp.Length = want
 	}
-	b := &body{d: d, s: s, r: r, want: want, cmd: "RETR " + p.name}
-	b.src = r
+	var src io.Reader = r
 	if typ == ftp.TransferTypeASCII {
-		b.src = newCRLFReader(r)
+		src = newCRLFReader(r)
 	}
-	resp.Body = b
+	resp.Body = d.newBody(ctx, s, r, src, want, "RETR "+p.name)
 	return resp, nil
 }
 
@@ -568,102 +567,70 @@ func replyKind(code int) error {
 	return nil
 }
 
-// body is a Document's Body: the data connection of RETR. At its end it
-// reads the final reply (226) and gives the control connection back.
-type body struct {
-	d    *Driver
-	s    *session
-	r    *ftp.Response
-	src  io.Reader
-	cmd  string // RETR name, LIST, MLSD or NLST: for errors
-	want int64  // bytes to come, -1 unknown
-	n    int64
-
-	mu     sync.Mutex
-	done   bool  // the exchange is finished
-	err    error // its outcome
-	closed bool
-}
-
-var errClosed = errors.New("ftp: read after Close")
-
-func (b *body) Read(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return 0, errClosed
+// newBody returns the Body of a transfer: src, the data connection r
+// (RETR, LIST, MLSD or NLST: cmd, for errors), perhaps converted. At its
+// end it checks the byte count against want (-1: unknown), reads the
+// final reply (226) and gives the control connection back; a transfer
+// that breaks, or is closed before its end, drops the control connection
+// too, since the server's reply to it is not worth waiting for.
+func (d *Driver) newBody(ctx context.Context, s *session, r *ftp.Response, src io.Reader, want int64, cmd string) io.ReadCloser {
+	c := &countingReader{r: src}
+	abort := func() {
+		s.close()
+		r.Close() // reads from the closed control connection: fails at once
 	}
-	if b.done {
-		if b.err != nil {
-			return 0, b.err
+	finish := func() error {
+		if want >= 0 && c.n != want {
+			// Fewer bytes than SIZE (or the 150) said: the transfer broke
+			// off, and a retry may resume it. More: the server is wrong.
+			kind := fetch.ErrConnect
+			if c.n > want {
+				kind = fetch.ErrProtocol
+			}
+			abort()
+			return fetch.Errorf(kind, "ftp: %s: the data connection closed after %d of %d bytes", cmd, c.n, want)
 		}
-		return 0, io.EOF
-	}
-	n, err := b.src.Read(p)
-	b.n += int64(n)
-	switch {
-	case err == io.EOF:
-		return n, b.finish()
-	case err != nil:
-		b.abort()
-		b.err = b.s.fail(b.cmd, err)
-		return n, b.err
-	}
-	return n, nil
-}
-
-// finish ends a transfer whose data connection reached its end: it checks
-// the byte count, reads the final reply and frees the session.
-func (b *body) finish() error {
-	b.done = true
-	if b.want >= 0 && b.n != b.want {
-		// Fewer bytes than SIZE (or the 150) said: the transfer broke off, and a retry
-		// may resume it. More: the server is wrong.
-		kind := fetch.ErrConnect
-		if b.n > b.want {
-			kind = fetch.ErrProtocol
+		if err := r.Close(); err != nil {
+			err = s.fail(cmd, err)
+			d.release(s, err)
+			return err
 		}
-		b.abort()
-		b.err = fetch.Errorf(kind, "ftp: %s: the data connection closed after %d of %d bytes", b.cmd, b.n, b.want)
-		return b.err
+		d.release(s, nil)
+		return io.EOF
 	}
-	if err := b.r.Close(); err != nil {
-		b.err = b.s.fail(b.cmd, err)
-		b.d.release(b.s, b.err)
-		return b.err
-	}
-	b.d.release(b.s, nil)
-	return io.EOF
-}
-
-// abort drops the transfer: the control connection goes too, since the
-// server's reply to a broken transfer is not worth waiting for.
-func (b *body) abort() {
-	b.done = true
-	b.s.close()
-	b.r.Close() // reads from the closed control connection: fails at once
-}
-
-// Close finishes the exchange. Closed before its end, the transfer is
-// abandoned (and its connection closed); closed after, Close returns the
-// outcome of the final reply.
-func (b *body) Close() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return b.err
-	}
-	b.closed = true
-	if !b.done {
-		if b.want >= 0 && b.n == b.want {
-			// All bytes are in; only the end of the stream is unread.
-			if err := b.finish(); err != io.EOF {
-				return err
+	return fetch.NewBody(ctx, c, fetch.BodyFuncs{
+		End: func(err error) error {
+			if err == io.EOF {
+				return finish()
+			}
+			abort()
+			return s.fail(cmd, err)
+		},
+		Close: func(ended bool) error {
+			switch {
+			case ended:
+			case want >= 0 && c.n == want:
+				// All bytes are in; only the end of the stream is
+				// unread: the exchange can still end well.
+				if err := finish(); err != io.EOF {
+					return err
+				}
+			default:
+				abort()
 			}
 			return nil
-		}
-		b.abort()
-		return nil
-	}
-	return b.err
+		},
+	})
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -69,6 +69,7 @@ func (d *Driver) listing(s *session, cmd string) (*fetch.Response, error) {
 	s.listCmd = cmd
 	r, err := s.sc.Retr(listMarker)
 	s.listCmd = ""
+	ctx, _ := s.current()
 	if err != nil {
 		return nil, s.fail(cmd, err)
 	}
@@ -77,7 +78,7 @@ func (d *Driver) listing(s *session, cmd string) (*fetch.Response, error) {
 		Type:   ListingType,
 		Length: -1,
 		Meta:   fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
-		Body:   &body{d: d, s: s, r: r, src: &boundedReader{r: r, left: MaxListingSize}, want: -1, cmd: cmd},
+		Body:   d.newBody(ctx, s, r, &boundedReader{r: r, left: MaxListingSize}, -1, cmd),
 	}, nil
 }
 

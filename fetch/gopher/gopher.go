@@ -54,8 +54,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/uri"
@@ -333,7 +331,7 @@ func (d *Driver) reply(ctx context.Context, req *fetch.Request, g *uri.Gopher, c
 	if v := viewType(g.Plus); v != "" && resp.Kind == fetch.Document {
 		resp.Type = v // the view the request asked for (Gopher+ section 2.6)
 	}
-	resp.Body = &body{ctx: ctx, conn: conn, r: r}
+	resp.Body = fetch.NewBody(ctx, r, fetch.BodyFuncs{Close: func(bool) error { return conn.Close() }})
 	return resp, nil
 }
 
@@ -372,60 +370,6 @@ func sniffType(t ItemType, head []byte) string {
 		return "application/octet-stream"
 	}
 	return got
-}
-
-// body is the Body of a reply: reads stop with the context's error once
-// it is done, and Close closes the connection once.
-type body struct {
-	ctx    context.Context
-	conn   *fetch.Conn // nil when the reply was read whole
-	r      io.Reader
-	closed atomic.Bool
-	once   sync.Once
-	err    error
-
-	mu     sync.Mutex
-	failed error // the error that broke a read
-}
-
-var errClosed = errors.New("gopher: read of a closed body")
-
-func (b *body) Read(p []byte) (int, error) {
-	if b.closed.Load() {
-		return 0, errClosed
-	}
-	if err := b.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
-		b.mu.Lock()
-		if b.failed == nil {
-			b.failed = err
-		}
-		b.mu.Unlock()
-	}
-	return n, err
-}
-
-// Close closes the connection. It may be called more than once. Like
-// the end of any exchange, it says how the reply ended: with the error
-// that broke a read of it, if one did (a menu past its limit, a close
-// before the "." line), so that a caller who only walked the Entries,
-// whose errors go on, learns the listing is not whole.
-func (b *body) Close() error {
-	b.once.Do(func() {
-		b.closed.Store(true)
-		if b.conn != nil {
-			b.err = b.conn.Close()
-		}
-		b.mu.Lock()
-		if b.failed != nil {
-			b.err = b.failed
-		}
-		b.mu.Unlock()
-	})
-	return b.err
 }
 
 // clean makes server text fit in one line of an error message.

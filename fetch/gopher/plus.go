@@ -216,7 +216,7 @@ func (d *Driver) attributes(ctx context.Context, req *fetch.Request, g *uri.Goph
 	}
 	text := renderAttributes(items)
 	resp.Length = int64(len(text))
-	resp.Body = &body{ctx: ctx, r: strings.NewReader(text)}
+	resp.Body = fetch.NewBody(ctx, strings.NewReader(text), fetch.BodyFuncs{})
 	return resp, nil
 }
 

@@ -192,7 +192,7 @@ func (d *Driver) redirect(ctx context.Context, u *uri.URL, resp *http.Response, 
 		Location: next,
 		Length:   resp.ContentLength,
 		Meta:     fetch.Meta(resp.Header),
-		Body:     &body{ReadCloser: resp.Body, ctx: ctx, length: resp.ContentLength},
+		Body:     newBody(ctx, resp),
 	}, nil
 }
 
@@ -395,7 +395,7 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		Status: resp.Status,
 		Length: resp.ContentLength,
 		Meta:   fetch.Meta(resp.Header),
-		Body:   &body{ReadCloser: resp.Body, ctx: ctx, length: resp.ContentLength},
+		Body:   newBody(ctx, resp),
 	}
 	if resp.StatusCode == http.StatusPartialContent {
 		r.Offset = req.Offset
@@ -415,30 +415,35 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 	return r, nil
 }
 
-// body ends reads once the fetch's context is done, even of bytes that
-// net/http had already buffered.
-// A body that breaks off is ErrProtocol, the net/http error kept.
-type body struct {
-	io.ReadCloser
-	ctx    context.Context
-	length int64 // Content-Length, -1 when the reply gives none
-	n      int64
+// newBody returns the Body of a reply. A body that breaks off is
+// ErrProtocol, the net/http error kept.
+func newBody(ctx context.Context, resp *http.Response) io.ReadCloser {
+	c := &countingReader{r: resp.Body}
+	length := resp.ContentLength
+	return fetch.NewBody(ctx, c, fetch.BodyFuncs{
+		End: func(err error) error {
+			switch {
+			case err == io.EOF, fetch.KindOf(err) != nil:
+				return err
+			case length >= 0:
+				return fetch.Errorf(fetch.ErrProtocol, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", c.n, length, err)
+			}
+			// A chunked body cut short, or a chunk that does not parse.
+			return fetch.Errorf(fetch.ErrProtocol, "http: the body broke off after %d bytes: %w", c.n, err)
+		},
+		Close: func(bool) error { return resp.Body.Close() },
+	})
 }
 
-func (b *body) Read(p []byte) (int, error) {
-	if err := b.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.n += int64(n)
-	switch {
-	case err == nil, err == io.EOF, fetch.KindOf(err) != nil, errors.Is(err, http.ErrBodyReadAfterClose):
-	case b.length >= 0:
-		err = fetch.Errorf(fetch.ErrProtocol, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", b.n, b.length, err)
-	default:
-		// A chunked body cut short, or a chunk that does not parse.
-		err = fetch.Errorf(fetch.ErrProtocol, "http: the body broke off after %d bytes: %w", b.n, err)
-	}
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
 	return n, err
 }
 

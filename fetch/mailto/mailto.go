@@ -29,7 +29,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-sasl"
@@ -722,7 +721,7 @@ func (s *session) send(ctx context.Context, e *envelope, m *message) (*fetch.Res
 		Type:   "text/plain",
 		Length: int64(len(reply)),
 		Meta:   meta,
-		Body:   &replyBody{ctx: ctx, r: strings.NewReader(reply)},
+		Body:   fetch.NewBody(ctx, strings.NewReader(reply), fetch.BodyFuncs{}),
 	}, nil
 }
 
@@ -782,27 +781,4 @@ func queueID(reply string) string {
 // oneLine joins the lines of a multi-line reply.
 func oneLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(strings.TrimSpace(s))
-}
-
-// replyBody is the Body of a Sent response: the server's final reply. It
-// honours the context of the fetch like any Body, and fails after Close.
-type replyBody struct {
-	ctx    context.Context
-	r      *strings.Reader
-	closed atomic.Bool
-}
-
-func (b *replyBody) Read(p []byte) (int, error) {
-	if b.closed.Load() {
-		return 0, errors.New("mailto: read of a closed body")
-	}
-	if err := b.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return b.r.Read(p)
-}
-
-func (b *replyBody) Close() error {
-	b.closed.Store(true)
-	return nil
 }

@@ -4,14 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/mail"
 	"net/textproto"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/urlfetch/urlfetch/fetch"
 )
@@ -23,9 +22,6 @@ const (
 	// overviewBatch is how many article numbers one OVER asks for.
 	overviewBatch = 128
 )
-
-// errClosed is what a Body read after Close returns.
-var errClosed = errors.New("nntp: read after Close")
 
 // articleByID fetches news:<message-id>.
 func (d *Driver) articleByID(ctx context.Context, req *fetch.Request, c *conn, t *target) (*fetch.Response, error) {
@@ -288,80 +284,44 @@ func (s *dotSource) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// body is a Response's Body: the reads of src, which a done context
-// stops, and a Close that keeps the connection for the next fetch when
-// the exchange is complete (or, for a resumable src, between two
-// exchanges), and ends it otherwise.
-type body struct {
-	ctx       context.Context
-	d         *Driver
-	c         *conn
-	src       io.Reader
-	resumable bool
-
-	mu      sync.Mutex
-	reading bool
-	done    bool  // src gave io.EOF
-	err     error // src gave this error
-	closed  bool
+// newBody returns a Response's Body that reads src from c: at the end of
+// the reply, c goes back to the pool for the next fetch; closed before
+// the end, c is ended (the rest of the reply is not wanted), except that
+// a resumable src (a group listing, between two OVER exchanges) keeps it
+// when no read is under way.
+func newBody(ctx context.Context, d *Driver, c *conn, src io.Reader, resumable bool) io.ReadCloser {
+	r := &busyReader{r: src}
+	keep := func() bool { return ctx.Err() == nil }
+	return fetch.NewBody(ctx, r, fetch.BodyFuncs{
+		End: func(err error) error {
+			if err == io.EOF && keep() {
+				d.put(c)
+			} else {
+				c.nc.Close()
+			}
+			return err
+		},
+		Close: func(ended bool) error {
+			switch {
+			case ended:
+			case resumable && !r.busy.Load() && keep():
+				d.put(c)
+			default:
+				c.nc.Close()
+			}
+			return nil
+		},
+	})
 }
 
-func newBody(ctx context.Context, d *Driver, c *conn, src io.Reader, resumable bool) *body {
-	return &body{ctx: ctx, d: d, c: c, src: src, resumable: resumable}
+// busyReader says whether a Read is under way.
+type busyReader struct {
+	r    io.Reader
+	busy atomic.Bool
 }
 
-func (b *body) Read(p []byte) (int, error) {
-	b.mu.Lock()
-	switch {
-	case b.closed:
-		b.mu.Unlock()
-		return 0, errClosed
-	case b.err != nil:
-		b.mu.Unlock()
-		return 0, b.err
-	case b.done:
-		b.mu.Unlock()
-		return 0, io.EOF
-	}
-	if err := b.ctx.Err(); err != nil {
-		// Bytes already buffered must not outlive a cancellation.
-		b.mu.Unlock()
-		return 0, err
-	}
-	b.reading = true
-	b.mu.Unlock()
-
-	n, err := b.src.Read(p)
-
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.reading = false
-	switch {
-	case err == io.EOF:
-		b.done = true
-	case err != nil:
-		b.err = err
-	}
-	return n, err
-}
-
-// Close finishes the exchange. It may be called more than once. It
-// returns the error that broke a read of the body, if one did, so that a
-// caller who only walked the Entries learns the listing is not whole.
-func (b *body) Close() error {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return b.err
-	}
-	b.closed = true
-	err := b.err
-	reuse := !b.reading && err == nil && (b.done || b.resumable) && b.ctx.Err() == nil
-	b.mu.Unlock()
-	if reuse {
-		b.d.put(b.c)
-	} else {
-		b.c.nc.Close() // the rest of the reply is not wanted
-	}
-	return err
+func (b *busyReader) Read(p []byte) (int, error) {
+	b.busy.Store(true)
+	defer b.busy.Store(false)
+	return b.r.Read(p)
 }

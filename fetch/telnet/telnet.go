@@ -149,7 +149,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 		URL:    req.URL,
 		Kind:   fetch.Session,
 		Length: -1,
-		Body:   s,
+		Body:   fetch.NewBody(ctx, s, fetch.BodyFuncs{Close: func(bool) error { return s.Close() }}),
 		Conn:   s,
 	}, nil
 }

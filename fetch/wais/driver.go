@@ -321,59 +321,34 @@ func replyError(what string, err error, started bool) error {
 	return err
 }
 
-// body is the Body of a Response: it reads from next, looks at the
-// context before each read, and closes the session once.
-type body struct {
-	ctx    context.Context
-	buf    []byte
-	next   func() ([]byte, error) // the next piece; io.EOF at the end
-	err    error
-	closed bool
-	mu     sync.Mutex
-	done   func()
-	once   sync.Once
+// newBody returns the Body of a Response that reads the pieces next
+// yields (io.EOF after the last; a piece may come with an error, which
+// follows it) and runs done, which ends the session, once: at the end of
+// the reply or at Close.
+func newBody(ctx context.Context, next func() ([]byte, error), done func()) io.ReadCloser {
+	var once sync.Once
+	end := func() { once.Do(done) }
+	return fetch.NewBody(ctx, &pieces{next: next}, fetch.BodyFuncs{
+		End:   func(err error) error { end(); return err },
+		Close: func(bool) error { end(); return nil },
+	})
 }
 
-func (b *body) Read(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return 0, errors.New("wais: read of a closed body")
-	}
-	for len(b.buf) == 0 {
-		if b.err != nil {
-			return 0, b.err
+// pieces reads the pieces of a reply as one stream.
+type pieces struct {
+	next func() ([]byte, error)
+	buf  []byte
+	err  error
+}
+
+func (p *pieces) Read(b []byte) (int, error) {
+	for len(p.buf) == 0 {
+		if p.err != nil {
+			return 0, p.err
 		}
-		if err := b.ctx.Err(); err != nil {
-			return 0, err
-		}
-		b.buf, b.err = b.next()
-		if b.err != nil {
-			if cerr := b.ctx.Err(); cerr != nil && b.err != io.EOF {
-				b.err = cerr
-			}
-			b.once.Do(b.done)
-		}
+		p.buf, p.err = p.next()
 	}
-	if err := b.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n := copy(p, b.buf)
-	b.buf = b.buf[n:]
+	n := copy(b, p.buf)
+	p.buf = p.buf[n:]
 	return n, nil
-}
-
-// Close ends the exchange: it closes the session. It may be called more
-// than once. It returns the error that broke a read of the body, if one
-// did, so that a caller who only walked the Entries learns the listing
-// is not whole.
-func (b *body) Close() error {
-	b.once.Do(b.done)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.closed = true
-	if b.err != io.EOF {
-		return b.err
-	}
-	return nil
 }

@@ -288,13 +288,13 @@ func listing(ctx context.Context, b []byte, meta fetch.Meta, done func()) *fetch
 		Kind:   fetch.Listing,
 		Type:   ListingType,
 		Length: int64(len(b)),
-		Body: &body{ctx: ctx, done: done, next: func() ([]byte, error) {
+		Body: newBody(ctx, func() ([]byte, error) {
 			if sent {
 				return nil, io.EOF
 			}
 			sent = true
 			return b, nil
-		}},
+		}, done),
 	}
 	resp.SetEntries(entries)
 	return resp
@@ -334,7 +334,7 @@ func (s *waisSession) document(ctx context.Context, t *target) (*fetch.Response,
 		resp.Length = length - start
 	}
 	served := false
-	resp.Body = &body{ctx: ctx, done: s.close, next: func() ([]byte, error) {
+	resp.Body = newBody(ctx, func() ([]byte, error) {
 		if !served {
 			served = true
 			if err != nil {
@@ -343,7 +343,7 @@ func (s *waisSession) document(ctx context.Context, t *target) (*fetch.Response,
 			return first, nil
 		}
 		return r.next()
-	}}
+	}, s.close)
 	return resp, nil
 }
 

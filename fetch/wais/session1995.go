@@ -285,13 +285,13 @@ func (s *zSession) list(ctx context.Context, t *target) (*fetch.Response, error)
 	served := false
 	resp := &fetch.Response{Kind: fetch.Listing, Type: ListingType, Length: -1, Meta: s.meta()}
 	resp.Meta.Set("Z3950-Hits", strconv.FormatInt(r.Count, 10))
-	resp.Body = &body{ctx: ctx, done: s.close, next: func() ([]byte, error) {
+	resp.Body = newBody(ctx, func() ([]byte, error) {
 		if !served {
 			served = true
 			return first, nil
 		}
 		return batch()
-	}}
+	}, s.close)
 	resp.SetEntries(entries)
 	return resp, nil
 }
@@ -349,13 +349,13 @@ func (s *zSession) document(ctx context.Context, t *target) (*fetch.Response, er
 	}
 	resp.Length = int64(len(data))
 	served := false
-	resp.Body = &body{ctx: ctx, done: func() {}, next: func() ([]byte, error) {
+	resp.Body = newBody(ctx, func() ([]byte, error) {
 		if served {
 			return nil, io.EOF
 		}
 		served = true
 		return data, nil
-	}}
+	}, func() {})
 	return resp, nil
 }
 
