@@ -74,6 +74,13 @@ type Client struct {
 	// none, a needed password that the URL and netrc do not give is an
 	// ErrAuth error.
 	Prompt func(ctx context.Context, prompt string) (string, error)
+	// MaxIdleConnsPerHost bounds the connections of finished fetches
+	// that a driver keeps for reuse, per server and login
+	// (DefaultMaxIdleConnsPerHost when 0; none when negative).
+	MaxIdleConnsPerHost int
+	// IdleConnTimeout is how long a driver keeps such a connection
+	// (DefaultIdleConnTimeout when 0; none is kept when negative).
+	IdleConnTimeout time.Duration
 	// DialContext, if set, replaces net.Dialer for every connection.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Gateway, if set, names the HTTP gateway (proxy) to fetch u

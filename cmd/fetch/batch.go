@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
-	"github.com/urlfetch/urlfetch/fetch/ftp"
-	"github.com/urlfetch/urlfetch/fetch/nntp"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -54,17 +52,12 @@ func fetchAll(ctx context.Context, o *options, urls []string, stdin io.Reader, s
 	return code
 }
 
-// keepIdle makes the drivers that pool connections keep up to n idle per
+// keepIdle makes the Client's drivers keep up to n idle connections per
 // server, so that n URLs fetched at once from one server reuse their n
 // connections rather than closing all but the pool's default few.
 func keepIdle(cl *fetch.Client, n int) {
-	if d, ok := cl.Driver("ftp").(*ftp.Driver); ok && d.MaxIdleConnsPerHost < n {
-		d.MaxIdleConnsPerHost = n
-	}
-	for _, scheme := range []string{"news", "nntp"} {
-		if d, ok := cl.Driver(scheme).(*nntp.Driver); ok && d.MaxIdleConnsPerHost < n {
-			d.MaxIdleConnsPerHost = n
-		}
+	if cur := cl.MaxIdleConnsPerHost; cur >= 0 && max(cur, fetch.DefaultMaxIdleConnsPerHost) < n {
+		cl.MaxIdleConnsPerHost = n
 	}
 }
 

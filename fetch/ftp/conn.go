@@ -76,8 +76,6 @@ type session struct {
 	// the file's size, "(N bytes).", as vsftpd's, wu-ftpd's and ProFTPD's
 	// do: seen to equal what SIZE said, it spares later files the SIZE.
 	sizeIn150 bool
-
-	timer *time.Timer // closes the session when it has been idle too long
 }
 
 // listMarker is the name of the RETR that stands for a listing command
@@ -335,74 +333,29 @@ func (d *Driver) release(s *session, err error) {
 
 // get takes an idle session for key from the pool, or returns nil.
 func (d *Driver) get(key poolKey) *session {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	list := d.idle[key]
-	if len(list) == 0 {
+	s, ok := d.idle.Get(key)
+	if !ok {
 		return nil
 	}
-	s := list[len(list)-1]
-	d.idle[key] = list[:len(list)-1]
-	s.timer.Stop()
 	s.reused = true
 	return s
 }
 
-// put keeps s as an idle session, or closes it when the pool is full or
-// keeps none.
+// put keeps s as an idle session under the limits of its fetch's Client,
+// or closes it.
 func (d *Driver) put(s *session) {
+	_, req := s.current()
 	s.unbind()
-	timeout := d.IdleConnTimeout
-	if timeout == 0 {
-		timeout = DefaultIdleConnTimeout
-	}
-	max := d.MaxIdleConnsPerHost
-	if max <= 0 {
-		max = DefaultMaxIdleConnsPerHost
-	}
-	d.mu.Lock()
-	if timeout < 0 || len(d.idle[s.key]) >= max {
-		d.mu.Unlock()
+	if req == nil {
 		s.close()
 		return
 	}
-	if d.idle == nil {
-		d.idle = make(map[poolKey][]*session)
-	}
-	d.idle[s.key] = append(d.idle[s.key], s)
-	s.timer = time.AfterFunc(timeout, func() { d.expire(s) })
-	d.mu.Unlock()
-}
-
-// expire closes s if it is still idle.
-func (d *Driver) expire(s *session) {
-	d.mu.Lock()
-	list := d.idle[s.key]
-	i := slices.Index(list, s)
-	if i >= 0 {
-		d.idle[s.key] = slices.Delete(list, i, i+1)
-	}
-	d.mu.Unlock()
-	if i >= 0 {
-		s.close()
-	}
+	d.idle.Put(req, s.key, s, (*session).close)
 }
 
 // Close closes the idle connections.
 func (d *Driver) Close() error {
-	d.mu.Lock()
-	var all []*session
-	for k, list := range d.idle {
-		for _, s := range list {
-			s.timer.Stop()
-			all = append(all, s)
-		}
-		delete(d.idle, k)
-	}
-	d.mu.Unlock()
-	for _, s := range all {
-		s.close()
-	}
+	d.idle.CloseIdle()
 	return nil
 }
 

@@ -59,12 +59,6 @@ const (
 	StatusFileUnavailable = 550
 )
 
-// Defaults of a Driver whose fields are zero.
-const (
-	DefaultIdleConnTimeout     = 60 * time.Second
-	DefaultMaxIdleConnsPerHost = 2
-)
-
 // CWDMethod says how the directory part of a URL's path reaches the
 // server, like curl's --ftp-method.
 type CWDMethod int
@@ -106,7 +100,8 @@ func ParseCWDMethod(name string) (CWDMethod, error) {
 // before the first Fetch and do not change them after.
 //
 // The Driver keeps the control connections of finished fetches, at most
-// MaxIdleConnsPerHost per host, port and login, for IdleConnTimeout. The
+// the Client's MaxIdleConnsPerHost per host, port and login, for its
+// IdleConnTimeout (fetch.IdlePool). The
 // next URL of the same host, port and login reuses one: when its
 // directories are those the connection is already in, it goes straight
 // to TYPE and RETR; otherwise it returns to the entry directory that PWD
@@ -131,12 +126,6 @@ type Driver struct {
 	// DisableEPSV makes data connections use PASV only. By default EPSV
 	// is tried first and PASV used when the server refuses it.
 	DisableEPSV bool
-	// IdleConnTimeout is how long an idle control connection is kept
-	// (default 60s); negative keeps none.
-	IdleConnTimeout time.Duration
-	// MaxIdleConnsPerHost bounds the idle connections kept per host,
-	// port and login (default 2).
-	MaxIdleConnsPerHost int
 	// NoPipelining sends each command only after the reply to the last,
 	// for servers that lose commands sent ahead.
 	NoPipelining bool
@@ -145,8 +134,7 @@ type Driver struct {
 	// use the time, as curl sends MDTM only for -R.
 	SkipModTime bool
 
-	mu   sync.Mutex
-	idle map[poolKey][]*session
+	idle fetch.IdlePool[poolKey, *session]
 
 	anonOnce sync.Once
 	anonPass string

@@ -712,12 +712,14 @@ func TestReuseStale(t *testing.T) {
 
 func TestIdleConnTimeout(t *testing.T) {
 	srv := newFakeServer(t)
-	c := newClient(t, &Driver{IdleConnTimeout: 50 * time.Millisecond})
+	c := newClient(t, &Driver{})
+	c.IdleConnTimeout = 50 * time.Millisecond
 	get(t, c, srv.URL("/readme.txt"))
 	waitFor(t, func() bool { return slices.Contains(srv.peek(), "QUIT") })
 
 	// Negative: no connection is kept.
-	c = newClient(t, &Driver{IdleConnTimeout: -1})
+	c = newClient(t, &Driver{})
+	c.IdleConnTimeout = -1
 	get(t, c, srv.URL("/readme.txt"))
 	get(t, c, srv.URL("/readme.txt"))
 	if n := srv.connections(); n != 3 {

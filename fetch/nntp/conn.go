@@ -31,9 +31,6 @@ const (
 	// Usenet feed, some 100,000 groups, is about 5 MB), the lines of an
 	// overview beyond the articles asked for.
 	maxBlock = 16 << 20
-	// defaultMaxIdle is how many idle connections the Driver keeps per
-	// server and user unless MaxIdleConnsPerHost says otherwise.
-	defaultMaxIdle = 2
 	// quitTimeout bounds the wait for the reply to QUIT.
 	quitTimeout = 2 * time.Second
 )
@@ -46,7 +43,8 @@ type conn struct {
 	r   *textproto.Reader
 	w   *textproto.Writer
 	key poolKey
-	lr  *bufio.Reader // the lines of multi-line blocks, made once
+	lr  *bufio.Reader  // the lines of multi-line blocks, made once
+	req *fetch.Request // the fetch it serves now, whose Client's limits keep it idle
 
 	caps   map[string][]string // nil when the server knows no CAPABILITIES
 	over   string              // the overview command that works: OVER or XOVER
@@ -63,6 +61,7 @@ type conn struct {
 func (d *Driver) get(ctx context.Context, req *fetch.Request, t *target) (*conn, error) {
 	if c := d.take(t.key); c != nil {
 		c.nc.Bind(ctx)
+		c.req = req
 		req.Tracef(fetch.Note, "reusing the connection to %s", t.addr)
 		return c, nil
 	}
@@ -85,6 +84,7 @@ func (d *Driver) get(ctx context.Context, req *fetch.Request, t *target) (*conn,
 		r:   textproto.NewReader(br),
 		w:   textproto.NewWriter(bufio.NewWriter(nc)),
 		key: t.key,
+		req: req,
 	}
 	if err := c.hello(ctx, req, t); err != nil {
 		nc.Close()
@@ -95,15 +95,10 @@ func (d *Driver) get(ctx context.Context, req *fetch.Request, t *target) (*conn,
 
 // take removes an idle connection for key from the pool, or returns nil.
 func (d *Driver) take(key poolKey) *conn {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	cs := d.idle[key]
-	if len(cs) == 0 {
+	c, ok := d.idle.Get(key)
+	if !ok {
 		return nil
 	}
-	c := cs[len(cs)-1]
-	cs[len(cs)-1] = nil
-	d.idle[key] = cs[:len(cs)-1]
 	c.reused, c.cmds, c.stale = true, 0, false
 	return c
 }
@@ -116,21 +111,9 @@ func (d *Driver) put(c *conn) {
 		return
 	}
 	c.nc.Bind(context.Background())
-	maxIdle := d.MaxIdleConnsPerHost
-	if maxIdle <= 0 {
-		maxIdle = defaultMaxIdle
-	}
-	d.mu.Lock()
-	if len(d.idle[c.key]) < maxIdle {
-		if d.idle == nil {
-			d.idle = make(map[poolKey][]*conn)
-		}
-		d.idle[c.key] = append(d.idle[c.key], c)
-		d.mu.Unlock()
-		return
-	}
-	d.mu.Unlock()
-	c.quit()
+	req := c.req
+	c.req = nil
+	d.idle.Put(req, c.key, c, (*conn).quit)
 }
 
 // quit ends the session with QUIT (RFC 3977 section 5.4) and closes the

@@ -60,7 +60,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/uri"
@@ -126,9 +125,10 @@ type ArticleRange struct {
 // needs Server for news URLs. Set its fields before the first Fetch; a
 // Driver is safe for concurrent use.
 //
-// A finished fetch leaves its connection idle in the Driver (at most two
-// per server and user) for the next fetch to the same server, through
-// whichever Client that fetch comes. Close ends them with QUIT.
+// A finished fetch leaves its connection idle in the Driver (at most the
+// Client's MaxIdleConnsPerHost per server and user, for its
+// IdleConnTimeout: fetch.IdlePool) for the next fetch to the same server,
+// through whichever Client that fetch comes. Close ends them with QUIT.
 type Driver struct {
 	// Server is the news server of news URLs, "host" or "host:port"
 	// (port 119 by default).
@@ -140,13 +140,8 @@ type Driver struct {
 	// articles numbered Range.First to Range.Last, all of them, newest
 	// first; MaxEntries then does not apply.
 	Range ArticleRange
-	// MaxIdleConnsPerHost is how many idle connections the Driver keeps
-	// per server and user for later fetches (0: 2). A program fetching N
-	// URLs from one server at once keeps N.
-	MaxIdleConnsPerHost int
 
-	mu   sync.Mutex
-	idle map[poolKey][]*conn
+	idle fetch.IdlePool[poolKey, *conn]
 }
 
 var (
@@ -360,14 +355,6 @@ func commandError(command string, code int, msg string) error {
 
 // Close ends the idle connections with QUIT. The Driver stays usable.
 func (d *Driver) Close() error {
-	d.mu.Lock()
-	idle := d.idle
-	d.idle = nil
-	d.mu.Unlock()
-	for _, cs := range idle {
-		for _, c := range cs {
-			c.quit()
-		}
-	}
+	d.idle.CloseIdle()
 	return nil
 }
