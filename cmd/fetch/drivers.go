@@ -3,35 +3,72 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/all"
 )
 
-// driverOption is the command line of one driver: its flags and how their
-// values configure the driver in the Client. Each driver's file
-// (flags_ftp.go, flags_nntp.go, ...) appends its own in an init function,
-// so a driver's options live beside nothing but themselves.
+// driverOption is one group of the command's options beyond fetchFlags:
+// its flags and how their values configure the run's Client and the
+// drivers registered with it. The file of each group (flags_ftp.go,
+// flags_policy.go, ...) holds its flags and its configure function.
 type driverOption struct {
 	flags     []cli.Flag
-	configure func(c *cli.Context, cl *fetch.Client) error
+	configure func(c *cli.Context, cl *fetch.Client, ds *all.Drivers) error
 }
 
-var driverOptions []driverOption
+// driverOptions returns the groups in the order --help lists their flags
+// and optionsFrom applies them (so, with several bad options, the first
+// one's error is the one reported): what the Client may do and through
+// what (redirects, schemes, gateways), then the schemes' own, in the
+// order the README gives the schemes. --search comes between ftp's and
+// the news driver's, with gopher, the first of the two schemes it serves.
+func driverOptions() []driverOption {
+	return []driverOption{
+		policyOptions(),
+		gatewayOptions(),
+		ftpOptions(),
+		searchOptions(),
+		gopherOptions(),
+		nntpOptions(),
+		waisOptions(),
+		mailtoOptions(),
+		telnetOptions(),
+	}
+}
 
+// driverFlags returns the flags of every group, in driverOptions' order.
 func driverFlags() []cli.Flag {
 	var fs []cli.Flag
-	for _, o := range driverOptions {
+	for _, o := range driverOptions() {
 		fs = append(fs, o.flags...)
 	}
 	return fs
 }
 
-func configureDrivers(c *cli.Context, cl *fetch.Client) error {
-	for _, o := range driverOptions {
-		if o.configure == nil {
-			continue
-		}
-		if err := o.configure(c, cl); err != nil {
+// configureDrivers applies every group's options to cl and ds, in
+// driverOptions' order. The drivers must be registered with cl already:
+// the policy's options read the Client's schemes.
+func configureDrivers(c *cli.Context, cl *fetch.Client, ds *all.Drivers) error {
+	for _, o := range driverOptions() {
+		if err := o.configure(c, cl, ds); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// searchOptions is --search, the one flag two drivers share: the words of
+// a search whose URL carries none, for a gopher type-7 item and for a
+// wais database alike. The command owns it so that one flag has one
+// meaning, whichever drivers read it.
+func searchOptions() driverOption {
+	return driverOption{
+		flags: []cli.Flag{
+			&cli.StringFlag{Name: "search", Usage: "search for `WORDS` when a gopher type-7 URL (gopher://host/7/selector) or a wais database URL (wais://host/db) carries no search"},
+		},
+		configure: func(c *cli.Context, _ *fetch.Client, ds *all.Drivers) error {
+			ds.Gopher.Search = c.String("search")
+			ds.WAIS.Search = c.String("search")
+			return nil
+		},
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
-	"golang.org/x/term"
 )
 
 // options are the command line's settings for fetching.
@@ -70,7 +68,13 @@ func optionsFrom(c *cli.Context) (*options, error) {
 	case o.retry < 0:
 		return nil, cli.Exit("--retry needs a number of 0 or more", exitUsage)
 	}
-	cl := all.NewClient()
+	// No Gateway here: configureGateways sets it, from the environment as
+	// all.NewClient does, and from --gateway.
+	cl := &fetch.Client{}
+	ds := all.NewDrivers()
+	// Registered before any option is applied, so that the policy's
+	// options see every scheme.
+	ds.Register(cl)
 	cl.ConnectTimeout = c.Duration("connect-timeout")
 	cl.IdleTimeout = c.Duration("idle-timeout")
 	cl.NetrcFile = c.String("netrc-file")
@@ -81,33 +85,16 @@ func optionsFrom(c *cli.Context) (*options, error) {
 			fmt.Fprintf(errw, "%c %s\n", dir, line)
 		}
 	}
-	cl.Prompt = terminalPrompt(c.App.ErrWriter)
-	if err := configureDrivers(c, cl); err != nil {
+	// Without a terminal Prompt stays nil, so the drivers say a password
+	// is needed.
+	if haveTerminal() {
+		cl.Prompt = askSecret
+	}
+	if err := configureDrivers(c, cl, ds); err != nil {
 		return nil, err
 	}
 	o.client = cl
 	return o, nil
-}
-
-// terminalPrompt asks for a password on the terminal without echo; with
-// no terminal it is nil, so the drivers say a password is needed.
-func terminalPrompt(errw io.Writer) func(context.Context, string) (string, error) {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return nil
-	}
-	tty.Close()
-	return func(ctx context.Context, prompt string) (string, error) {
-		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-		if err != nil {
-			return "", err
-		}
-		defer tty.Close()
-		fmt.Fprint(tty, prompt)
-		pw, err := term.ReadPassword(int(tty.Fd()))
-		fmt.Fprintln(tty)
-		return string(pw), err
-	}
 }
 
 // fetchOne fetches raw once into sk, its output.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/all"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -22,15 +23,17 @@ const gatewayUsage = "fetch URLs of scheme SCHEME through the HTTP gateway (prox
 	"prefix, or * for every host; loopback is not exempt unless listed. The port policy (--allow-port) applies to the " +
 	"gateway's port, not to the URL's: the gateway, not fetch, connects there"
 
-// The gateways of RFC 1738 section 4, from --gateway and the
-// <scheme>_proxy and no_proxy environment variables.
-func init() {
-	driverOptions = append(driverOptions, driverOption{
+// gatewayOptions are the gateways of RFC 1738 section 4, from --gateway
+// and the <scheme>_proxy and no_proxy environment variables.
+func gatewayOptions() driverOption {
+	return driverOption{
 		flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "gateway", Usage: gatewayUsage},
 		},
-		configure: configureGateways,
-	})
+		configure: func(c *cli.Context, cl *fetch.Client, _ *all.Drivers) error {
+			return configureGateways(c, cl)
+		},
+	}
 }
 
 // configureGateways sets the Client's Gateway from the environment and

@@ -2,60 +2,42 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/all"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
-	"golang.org/x/term"
 )
 
-// The gopher driver's options: the words of a type-7 search whose URL
-// carries none (RFC 1738 section 3.4.2).
-func init() {
-	driverOptions = append(driverOptions, driverOption{
-		flags: []cli.Flag{
-			&cli.StringFlag{Name: "search", Usage: "search for `WORDS` when a gopher type-7 URL (gopher://host/7/selector) or a wais database URL (wais://host/db) carries no search"},
-		},
-		configure: func(c *cli.Context, cl *fetch.Client) error {
-			d, ok := cl.Driver("gopher").(*gopher.Driver)
-			if !ok {
-				if c.IsSet("search") {
-					return cli.Exit("--search: no gopher driver of this package is registered", exitUsage)
-				}
-				return nil
-			}
-			d.Search = c.String("search")
-			if d.Ask == nil {
-				d.Ask = terminalAsk()
+// gopherOptions configure the gopher driver, which has no flag of its
+// own: the words of a type-7 search whose URL carries none (RFC 1738
+// section 3.4.2) come from --search, which the command shares with the
+// wais driver (searchOptions), or else from the terminal, which also
+// answers a Gopher+ form's questions.
+func gopherOptions() driverOption {
+	return driverOption{
+		configure: func(_ *cli.Context, _ *fetch.Client, ds *all.Drivers) error {
+			// Without a terminal Ask stays nil, and the driver's errors
+			// say to use --search or a filled-in URL.
+			if haveTerminal() {
+				ds.Gopher.Ask = askGopher
 			}
 			return nil
 		},
-	})
+	}
 }
 
-// terminalAsk asks a search's words and a +ASK form's questions on the
-// terminal, a password without echo. Without a terminal it is nil, and
-// the driver's errors say to use --search or a filled-in URL.
-func terminalAsk() func(context.Context, gopher.Question) (string, error) {
-	probe, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil {
-		return nil
+// askGopher asks a search's words and a +ASK form's questions on the
+// terminal, a password (AskP) without echo. Every other question goes
+// through gopher.LinePrompter, which shows each kind as the gopher package
+// means it: a note, a list of choices, a default, the lines of an AskL up
+// to a "." line.
+func askGopher(ctx context.Context, q gopher.Question) (string, error) {
+	if q.Kind == "AskP" {
+		return askSecret(ctx, q.String()+": ")
 	}
-	probe.Close()
-	return func(ctx context.Context, q gopher.Question) (string, error) {
-		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-		if err != nil {
-			return "", err
-		}
-		defer tty.Close()
-		if q.Kind == "AskP" {
-			fmt.Fprintf(tty, "%s: ", q)
-			pw, err := term.ReadPassword(int(tty.Fd()))
-			fmt.Fprintln(tty)
-			return string(pw), err
-		}
+	return onTerminal(ctx, func(tty *os.File) (string, error) {
 		return gopher.LinePrompter(tty, tty)(ctx, q)
-	}
+	})
 }

@@ -8,25 +8,30 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/all"
 )
 
-// The Client's policy for URLs a server chose (redirects' targets): how
-// many redirects, to which schemes, and whether TLS may lead to
-// cleartext; and which schemes the run may use at all. curl's names and
-// syntax: --max-redirs, --proto-redir, --proto.
-func init() {
-	driverOptions = append(driverOptions, driverOption{
+// policyOptions are the Client's policy for URLs a server chose
+// (redirects' targets): how many redirects, to which schemes, and whether
+// TLS may lead to cleartext; and which schemes the run may use at all.
+// curl's names and syntax: --max-redirs, --proto-redir, --proto.
+func policyOptions() driverOption {
+	return driverOption{
 		flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-redirs", Value: fetch.DefaultMaxRedirects, Usage: "follow at most `N` redirects for a URL (0: none; -1: no limit)"},
 			&cli.StringFlag{Name: "proto", Usage: "use only the schemes `LIST` allows, for every URL, given or redirected to; curl's syntax: comma-separated schemes, each added (+, or no prefix), removed (-) or alone (=), left to right, from all of them; \"all\" is every scheme fetch has a driver for: --proto =http,https,ftp"},
 			&cli.StringFlag{Name: "proto-redir", Usage: "let a redirect lead only to the schemes `LIST` allows, in --proto's syntax, starting from the default: http, https, ftp, gopher, news, nntp (never file, mailto, telnet, rlogin, tn3270 or wais unless listed here): --proto-redir -ftp, --proto-redir +wais, --proto-redir =https"},
 			&cli.BoolFlag{Name: "allow-downgrade", Usage: "let a redirect lead from TLS (https) to a cleartext scheme (http, ftp, gopher, ...), which is refused by default"},
 		},
-		configure: configurePolicy,
-	})
+		configure: func(c *cli.Context, cl *fetch.Client, _ *all.Drivers) error {
+			return configurePolicy(c, cl)
+		},
+	}
 }
 
-// configurePolicy sets the Client's hop limit and scheme sets.
+// configurePolicy sets the Client's hop limit and scheme sets. The
+// drivers must be registered with cl: "all" and the default follow set
+// are the Client's schemes.
 func configurePolicy(c *cli.Context, cl *fetch.Client) error {
 	switch n := c.Int("max-redirs"); {
 	case n < -1:

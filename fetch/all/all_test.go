@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/urlfetch/urlfetch/fetch"
@@ -20,6 +21,31 @@ func TestSchemes(t *testing.T) {
 		if c.Driver(s) == nil {
 			t.Errorf("all.NewClient has no driver for %s", s)
 		}
+	}
+}
+
+// Drivers.Register gives each scheme the driver of its field, one driver
+// to the schemes of one protocol, and registers the schemes Register does.
+func TestDriversRegister(t *testing.T) {
+	d := all.NewDrivers()
+	c := &fetch.Client{}
+	d.Register(c)
+	for _, tt := range []struct {
+		scheme string
+		want   fetch.Driver
+	}{
+		{"file", d.File}, {"ftp", d.FTP}, {"gopher", d.Gopher},
+		{"http", d.HTTP}, {"https", d.HTTP}, {"mailto", d.Mailto},
+		{"news", d.NNTP}, {"nntp", d.NNTP},
+		{"telnet", d.Telnet}, {"rlogin", d.Telnet}, {"tn3270", d.Telnet},
+		{"wais", d.WAIS},
+	} {
+		if got := c.Driver(tt.scheme); got != tt.want {
+			t.Errorf("Driver(%q) = %T %p, want the Drivers' %T %p", tt.scheme, got, got, tt.want, tt.want)
+		}
+	}
+	if got, want := c.Schemes(), all.NewClient().Schemes(); !slices.Equal(got, want) {
+		t.Errorf("Schemes() = %q, want all.NewClient's %q", got, want)
 	}
 }
 
