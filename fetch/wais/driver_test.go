@@ -661,38 +661,6 @@ func TestZ3950BrokenReplies(t *testing.T) {
 	}
 }
 
-// silentServer accepts and never answers.
-func silentServer(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
 func TestConformance(t *testing.T) {
 	srv := newReplayServer(t)
 	fetchtest.Run(t, fetchtest.Opt{
@@ -706,7 +674,7 @@ func TestConformance(t *testing.T) {
 		},
 		Missing: srv.url("test-db/TEXT/2=test-db;3=nothing;"),
 		Listing: srv.url("test-db"),
-		Stall:   func(t testing.TB) string { return "wais://" + silentServer(t) + "/test-db?flamingo" },
+		Stall:   func(t testing.TB) string { return "wais://" + fetchtest.SilentServer(t) + "/test-db?flamingo" },
 		Inject:  []string{srv.url("test-db?a%0D%0Ab"), srv.url("test%00db?flamingo")},
 		Caps:    fetchtest.Caps{Resume: true},
 	})
