@@ -201,43 +201,6 @@ func runFetchInput(t testing.TB, dir, input string, args ...string) cmdResult {
 	return r
 }
 
-// silentServer accepts connections and never answers, for as long as
-// the test runs: the stalled server of the conformance suites' Stall
-// checks (no real server stalls on demand). It returns the address.
-func silentServer(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
 // checkBigFile fetches the harness's 64 MiB file from rawURL with the
 // command and checks its bytes by SHA-256 and size, and the process's
 // peak RSS: a transfer that streams stays under 40 MiB whatever the size.

@@ -716,5 +716,5 @@ func TestGopherConformance(t *testing.T) {
 
 // gopherStall returns the URL of a server that accepts and never answers.
 func gopherStall(t testing.TB) string {
-	return "gopher://" + silentServer(t) + "/0/stall"
+	return "gopher://" + fetchtest.SilentServer(t) + "/0/stall"
 }

@@ -615,7 +615,7 @@ func TestMailtoConformance(t *testing.T) {
 		Denied:  "mailto:refused@localhost",
 		Stall: func(t testing.TB) string {
 			mu.Lock()
-			stalled[t] = silentServer(t)
+			stalled[t] = fetchtest.SilentServer(t)
 			mu.Unlock()
 			return "mailto:urlfetch@localhost?subject=stall"
 		},

@@ -695,7 +695,7 @@ func TestNNTPConformance(t *testing.T) {
 		},
 		Missing: base + "/urlfetch.test/999",
 		Listing: base + "/urlfetch.test",
-		Stall:   func(t testing.TB) string { return "nntp://" + silentServer(t) + "/urlfetch.test/1" },
+		Stall:   func(t testing.TB) string { return "nntp://" + fetchtest.SilentServer(t) + "/urlfetch.test/1" },
 		Inject: []string{
 			base + "/urlfetch.test%0D%0AQUIT/1",
 			base + "/urlfetch.test%00/1",

@@ -425,7 +425,7 @@ func TestWAISConformanceZebra(t *testing.T) {
 		},
 		Missing: "wais://" + addr(t, "ZEBRA") + "/nosuchdb?flamingo",
 		Listing: zebraDB(t) + "?harnesscorpus",
-		Stall:   func(t testing.TB) string { return "wais://" + silentServer(t) + "/db?flamingo" },
+		Stall:   func(t testing.TB) string { return "wais://" + fetchtest.SilentServer(t) + "/db?flamingo" },
 		Inject: []string{
 			zebraDB(t) + "?flamingo%0D%0Aheron",
 			"wais://" + addr(t, "ZEBRA") + "/harness%00x?flamingo",

@@ -190,7 +190,7 @@ func TestInjectionRefusedBeforeAnyByte(t *testing.T) {
 				for _, rc := range rec.accepted(t) {
 					t.Errorf("Fetch(%q): the recorder accepted a connection from %s and got %q", rawURL, rc.remote, rc.bytes(t))
 				}
-				for _, line := range tl.all() {
+				for _, line := range tl.Lines() {
 					if strings.ContainsAny(line, "\r\n\x00") {
 						t.Errorf("Fetch(%q): trace line %q holds the decoded bytes", rawURL, line)
 					}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/fetch/mailto"
 	"github.com/urlfetch/urlfetch/fetch/nntp"
 )
@@ -194,28 +195,10 @@ func (l *dialLog) dialed(addr string) bool {
 	return false
 }
 
-// traceLog collects a Client's trace lines.
-type traceLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *traceLog) add(dir fetch.Direction, line string) {
-	l.mu.Lock()
-	l.lines = append(l.lines, string(dir)+" "+line)
-	l.mu.Unlock()
-}
-
-func (l *traceLog) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
-}
-
 // recordingClient returns a Client with every driver whose connections
 // all go to rec: its port allowed, news and mailto pointed at it, every
 // dial through a dialLog that lets only rec's address through.
-func recordingClient(t testing.TB, rec *recorder) (*fetch.Client, *dialLog, *traceLog) {
+func recordingClient(t testing.TB, rec *recorder) (*fetch.Client, *dialLog, *fetchtest.TraceLog) {
 	c := all.NewClient()
 	c.NetrcFile = "-"
 	c.ConnectTimeout = 5 * time.Second
@@ -223,8 +206,8 @@ func recordingClient(t testing.TB, rec *recorder) (*fetch.Client, *dialLog, *tra
 	c.AllowPorts = []int{rec.port}
 	dl := &dialLog{pass: map[string]bool{rec.addr(): true}}
 	c.DialContext = dl.dial
-	tl := &traceLog{}
-	c.Trace = tl.add
+	tl := &fetchtest.TraceLog{}
+	c.Trace = tl.Add
 	c.Driver("news").(*nntp.Driver).Server = rec.addr()
 	m := c.Driver("mailto").(*mailto.Driver)
 	m.Server = rec.addr()

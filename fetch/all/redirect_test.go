@@ -17,6 +17,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/fetch/ftp"
 	fetchhttp "github.com/urlfetch/urlfetch/fetch/http"
 	"github.com/urlfetch/urlfetch/fetch/telnet"
@@ -109,7 +110,7 @@ const secretText = "-----BEGIN OPENSSH PRIVATE KEY----- not for servers\n"
 // policyClient returns a recording Client that trusts the redirector's
 // TLS certificate, sends gopher URLs for one host to it as a gateway, and
 // ends the witness's silent connections quickly.
-func policyClient(t *testing.T, rec *recorder, rd *redirector) (*fetch.Client, *dialLog, *traceLog) {
+func policyClient(t *testing.T, rec *recorder, rd *redirector) (*fetch.Client, *dialLog, *fetchtest.TraceLog) {
 	c, dl, tl := recordingClient(t, rec)
 	c.IdleTimeout = 2 * time.Second
 	for _, s := range []*httptest.Server{rd.plain, rd.tls} {
@@ -192,7 +193,7 @@ func TestRedirectPolicyDefault(t *testing.T) {
 			if errors.As(err, &he) {
 				t.Errorf("error %v asks for %s to be run", err, he.Programs)
 			}
-			for _, l := range tl.all() {
+			for _, l := range tl.Lines() {
 				if strings.Contains(l, "connecting to "+rec.addr()) {
 					t.Errorf("trace shows a connection to the target: %q", l)
 				}

@@ -24,6 +24,10 @@
 // within a second with context.Canceled; that no password shows in an
 // error, a trace line or the metadata; and that the Client's own policies
 // (unknown schemes, other protocols' ports) hold around the driver.
+//
+// Drivers' own tests share two of the suite's tools: SilentServer, a
+// server that accepts and never answers, and TraceLog, a Client's trace
+// that may be read while the driver writes to it.
 package fetchtest
 
 import (
@@ -241,27 +245,9 @@ type suite struct {
 	opt Opt
 }
 
-// traceLog collects the lines a Client traces, from any goroutine.
-type traceLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *traceLog) add(dir fetch.Direction, line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, string(dir)+" "+line)
-}
-
-func (l *traceLog) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
-}
-
 // client returns a new Client with the driver registered and a trace
 // hook that records every line.
-func (s *suite) client(t testing.TB) (*fetch.Client, *traceLog) {
+func (s *suite) client(t testing.TB) (*fetch.Client, *TraceLog) {
 	t.Helper()
 	var c *fetch.Client
 	if s.opt.NewClient != nil {
@@ -273,10 +259,10 @@ func (s *suite) client(t testing.TB) (*fetch.Client, *traceLog) {
 		c = &fetch.Client{NetrcFile: "-"}
 		c.Register(s.opt.Scheme, s.opt.Driver)
 	}
-	log := &traceLog{}
+	log := &TraceLog{}
 	next := c.Trace
 	c.Trace = func(dir fetch.Direction, line string) {
-		log.add(dir, line)
+		log.Add(dir, line)
 		if next != nil {
 			next(dir, line)
 		}
@@ -728,7 +714,7 @@ func checkInject(t testing.TB, s *suite) {
 	for _, raw := range s.opt.Inject {
 		s.wantKind(t, c, raw, fetch.ErrUnsafe, "ErrUnsafe")
 	}
-	for _, line := range log.all() {
+	for _, line := range log.Lines() {
 		if strings.ContainsAny(line, "\r\n\x00") {
 			t.Errorf("trace line %q holds a CR, LF or NUL: it was sent", line)
 		}
@@ -810,7 +796,7 @@ func checkSecret(t testing.TB, s *suite) {
 				}
 			}
 		}
-		for _, line := range log.all() {
+		for _, line := range log.Lines() {
 			if leaks(line) {
 				t.Errorf("Fetch(%q) traced %q: it shows the password", shown, line)
 			}
@@ -826,7 +812,7 @@ func checkTrace(t testing.TB, s *suite) {
 		t.Fatalf("Fetch(%q) error = %v, want nil", raw, err)
 	}
 	resp.Body.Close()
-	lines := log.all()
+	lines := log.Lines()
 	if len(lines) == 0 {
 		t.Errorf("Fetch(%q) traced nothing; want each protocol line sent and read, or a note of what the driver did", raw)
 	}
@@ -1022,7 +1008,7 @@ func checkPortPolicy(t testing.TB, s *suite) {
 	u.Port = port
 	raw := u.String()
 	s.wantKind(t, c, raw, fetch.ErrUnsafe, "ErrUnsafe")
-	for _, line := range log.all() {
+	for _, line := range log.Lines() {
 		t.Errorf("Fetch(%q) traced %q; want it refused before anything is sent", raw, line)
 	}
 }

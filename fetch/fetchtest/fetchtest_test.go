@@ -268,40 +268,9 @@ func fakeOpt(t testing.TB, d *fake) Opt {
 	}
 }
 
-// stallServer is a fake server on 127.0.0.1:0 that accepts and never
-// writes; its connections close when the test ends.
-func stallServer(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 // netStallOpt is fakeOpt with a Stall URL that waits on a connection.
 func netStallOpt(t testing.TB, d *fake) Opt {
-	d.stallAddr = stallServer(t)
+	d.stallAddr = SilentServer(t)
 	opt := fakeOpt(t, d)
 	opt.Stall = func(testing.TB) string { return "fake://host/netstall" }
 	opt.Caps.NoIdleTimeout = false

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 )
 
 // fakeServer is a scripted FTP server on 127.0.0.1:0: enough of RFC 959
@@ -508,33 +510,5 @@ func (f *fakeSession) list(cmd, arg string) {
 // stallServer accepts connections and never answers: a server that hangs
 // before its greeting. It returns the URL of a file on it.
 func stallServer(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return "ftp://" + ln.Addr().String() + "/stalled.txt"
+	return "ftp://" + fetchtest.SilentServer(t) + "/stalled.txt"
 }

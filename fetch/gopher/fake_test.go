@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
 )
 
@@ -133,36 +134,18 @@ func (s *fakeServer) portText() string {
 	return strconv.Itoa(p)
 }
 
-// traceLog records a Client's trace lines.
-type traceLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *traceLog) add(dir fetch.Direction, line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, string(dir)+" "+line)
-}
-
-func (l *traceLog) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
-}
-
 // newClient returns a Client with d registered for gopher, tracing into a
 // log.
-func newClient(t testing.TB, d *gopher.Driver) (*fetch.Client, *traceLog) {
-	log := &traceLog{}
-	c := &fetch.Client{NetrcFile: "-", IdleTimeout: 5 * time.Second, Trace: log.add}
+func newClient(t testing.TB, d *gopher.Driver) (*fetch.Client, *fetchtest.TraceLog) {
+	log := &fetchtest.TraceLog{}
+	c := &fetch.Client{NetrcFile: "-", IdleTimeout: 5 * time.Second, Trace: log.Add}
 	c.Register("gopher", d)
 	t.Cleanup(func() { c.Close() })
 	return c, log
 }
 
 // noDial is a Client that fails the test if anything is dialed.
-func noDial(t testing.TB, d *gopher.Driver) (*fetch.Client, *traceLog) {
+func noDial(t testing.TB, d *gopher.Driver) (*fetch.Client, *fetchtest.TraceLog) {
 	c, log := newClient(t, d)
 	c.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		t.Errorf("dialed %s; want nothing sent", addr)

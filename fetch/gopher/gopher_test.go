@@ -62,7 +62,7 @@ func TestRequestLine_FakeServer(t *testing.T) {
 			t.Errorf("Fetch(%q) sent %q, want %q", tt.path, last, tt.sent)
 		}
 		var traced string
-		for _, l := range log.all() {
+		for _, l := range log.Lines() {
 			if q, ok := strings.CutPrefix(l, "> "); ok {
 				u, err := strconv.Unquote(q)
 				if err != nil {
@@ -455,7 +455,7 @@ func TestSearchRequired(t *testing.T) {
 	if !errors.Is(err, gopher.ErrSearchRequired) || !errors.Is(err, fetch.ErrUnsupported) || !strings.Contains(err.Error(), "a search is required") {
 		t.Errorf("error %v, want ErrSearchRequired", err)
 	}
-	if l := log.all(); len(l) != 0 {
+	if l := log.Lines(); len(l) != 0 {
 		t.Errorf("traced %q, want nothing", l)
 	}
 
@@ -505,7 +505,7 @@ func TestInject(t *testing.T) {
 			t.Errorf("Fetch(%q) error = %q, want ErrUnsafe on one line", path, err)
 		}
 	}
-	if l := log.all(); len(l) != 0 {
+	if l := log.Lines(); len(l) != 0 {
 		t.Errorf("traced %q, want nothing", l)
 	}
 	d := &gopher.Driver{Search: "a\r\nb"}
@@ -549,7 +549,7 @@ func TestForm_FakeServer(t *testing.T) {
 	if len(got) != 2 || got[0] != "/f\t!\r\n" || got[1] != wantSent {
 		t.Errorf("sent %q, want the attribute request and %q", got, wantSent)
 	}
-	for _, l := range log.all() {
+	for _, l := range log.Lines() {
 		if strings.Contains(l, "hunter2") {
 			t.Errorf("traced %q: it shows the password", l)
 		}

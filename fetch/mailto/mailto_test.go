@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,7 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 )
 
 // The harness's postfix (integration/mailto_test.go) shows what a real
@@ -157,37 +159,10 @@ func (s *goSession) Logout() error {
 	return nil
 }
 
-// traceLog records a Client's trace.
-type traceLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *traceLog) add(dir fetch.Direction, line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, string(dir)+" "+line)
-}
-
-func (l *traceLog) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
-}
-
-func (l *traceLog) has(line string) bool {
-	for _, x := range l.all() {
-		if x == line {
-			return true
-		}
-	}
-	return false
-}
-
 // newClient returns a Client with d registered and its trace recorded.
-func newClient(d *Driver) (*fetch.Client, *traceLog) {
-	log := &traceLog{}
-	c := &fetch.Client{NetrcFile: "-", Trace: log.add, IdleTimeout: 5 * time.Second}
+func newClient(d *Driver) (*fetch.Client, *fetchtest.TraceLog) {
+	log := &fetchtest.TraceLog{}
+	c := &fetch.Client{NetrcFile: "-", Trace: log.Add, IdleTimeout: 5 * time.Second}
 	c.Register("mailto", d)
 	return c, log
 }
@@ -301,7 +276,7 @@ func TestSTARTTLSAndAuthGoSMTPServer(t *testing.T) {
 	if len(g.messages()) != 1 || strings.Join(g.logins(), ",") != "ann" {
 		t.Errorf("server got %d messages, logins %q; want 1 message from ann, logged in", len(g.messages()), g.logins())
 	}
-	lines := log.all()
+	lines := log.Lines()
 	ehlos := 0
 	for _, l := range lines {
 		if strings.HasPrefix(l, "> EHLO ") {
@@ -317,7 +292,7 @@ func TestSTARTTLSAndAuthGoSMTPServer(t *testing.T) {
 		t.Errorf("traced %d EHLO, want 2 (before and after STARTTLS): %q", ehlos, lines)
 	}
 	for _, want := range []string{"> STARTTLS", "* TLS 1.3 with 127.0.0.1, TLS_AES_128_GCM_SHA256", "> AUTH PLAIN ***", "< 235 2.0.0 Authentication succeeded"} {
-		if !log.has(want) {
+		if !slices.Contains(log.Lines(), want) {
 			t.Errorf("trace lacks %q: %q", want, lines)
 		}
 	}
@@ -341,7 +316,7 @@ func TestAuthPasswordFromNetrcGoSMTPServer(t *testing.T) {
 	if got := g.logins(); len(got) != 1 {
 		t.Errorf("logins = %q, want ann", got)
 	}
-	for _, l := range log.all() {
+	for _, l := range log.Lines() {
 		if strings.Contains(l, "from-netrc") {
 			t.Errorf("traced %q: it shows the password", l)
 		}
@@ -414,11 +389,11 @@ func TestAuthLoginFakeServer(t *testing.T) {
 		t.Errorf("server read %q, want %q", got, want)
 	}
 	for _, want := range []string{"> AUTH LOGIN ***", "< 334 UGFzc3dvcmQ6", "> ***", "< 235 2.7.0 welcome"} {
-		if !log.has(want) {
-			t.Errorf("trace lacks %q: %q", want, log.all())
+		if !slices.Contains(log.Lines(), want) {
+			t.Errorf("trace lacks %q: %q", want, log.Lines())
 		}
 	}
-	for _, l := range log.all() {
+	for _, l := range log.Lines() {
 		if strings.Contains(l, password) || strings.Contains(l, b64([]byte(password))) {
 			t.Errorf("traced %q: it shows the password", l)
 		}
@@ -448,7 +423,7 @@ func TestAuthNotInTheClearGoSMTPServer(t *testing.T) {
 	if !errors.Is(err, fetch.ErrUnsafe) || !strings.Contains(err.Error(), "in the clear") {
 		t.Fatalf("error = %v, want ErrUnsafe: no password in the clear", err)
 	}
-	for _, l := range log.all() {
+	for _, l := range log.Lines() {
 		if strings.HasPrefix(l, "> AUTH") {
 			t.Errorf("traced %q, want no AUTH", l)
 		}
@@ -471,7 +446,7 @@ func TestSMTPUTF8GoSMTPServer(t *testing.T) {
 	if _, err := send(t, c, raw, "hi\n"); !errors.Is(err, fetch.ErrUnsupported) || !strings.Contains(err.Error(), "SMTPUTF8") {
 		t.Errorf("error = %v, want ErrUnsupported: no SMTPUTF8", err)
 	}
-	for _, l := range log.all() {
+	for _, l := range log.Lines() {
 		if strings.HasPrefix(l, "> MAIL") {
 			t.Errorf("traced %q, want no MAIL", l)
 		}
@@ -543,9 +518,9 @@ func TestCancelInDataGoSMTPServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for !log.has("< 354 Go ahead. End your data with <CR><LF>.<CR><LF>") {
+	for !slices.Contains(log.Lines(), "< 354 Go ahead. End your data with <CR><LF>.<CR><LF>") {
 		if time.Now().After(deadline) {
-			t.Fatalf("no DATA after 5s: %q", log.all())
+			t.Fatalf("no DATA after 5s: %q", log.Lines())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -731,8 +706,8 @@ func TestSTARTTLSRefusedFakeServer(t *testing.T) {
 	if resp.Meta.Get("Tls") != "" || resp.Meta.Get("Queue-Id") != "X1" {
 		t.Errorf("Meta = %v, want no Tls and Queue-Id X1", resp.Meta)
 	}
-	if !log.has("* STARTTLS refused (454 4.7.0 TLS not available): going on without TLS") {
-		t.Errorf("trace %q lacks the note on STARTTLS", log.all())
+	if !slices.Contains(log.Lines(), "* STARTTLS refused (454 4.7.0 TLS not available): going on without TLS") {
+		t.Errorf("trace %q lacks the note on STARTTLS", log.Lines())
 	}
 	if len(data) == 0 || data[len(data)-1] != "hi" {
 		t.Errorf("server read %q, want the message", data)
@@ -779,9 +754,9 @@ func TestStallAfterDataFakeServer(t *testing.T) {
 			errc <- err
 		}()
 		deadline := time.Now().Add(5 * time.Second)
-		for !log.has("< 354 go on") {
+		for !slices.Contains(log.Lines(), "< 354 go on") {
 			if time.Now().After(deadline) {
-				t.Fatalf("no DATA after 5s: %q", log.all())
+				t.Fatalf("no DATA after 5s: %q", log.Lines())
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -824,7 +799,7 @@ func TestCancelWhileInputBlocks(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("Fetch still running a second after cancel()")
 	}
-	if lines := log.all(); len(lines) != 0 {
+	if lines := log.Lines(); len(lines) != 0 {
 		t.Errorf("traced %q, want nothing dialed", lines)
 	}
 }

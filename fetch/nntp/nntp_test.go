@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,29 +20,11 @@ import (
 	"github.com/urlfetch/urlfetch/fetch/nntp"
 )
 
-// traceLog records a Client's trace lines.
-type traceLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *traceLog) add(dir fetch.Direction, line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, string(dir)+" "+line)
-}
-
-func (l *traceLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
 // newClient returns a Client with d for news and nntp URLs, reading no
 // netrc, tracing into the returned log.
-func newClient(t testing.TB, d *nntp.Driver) (*fetch.Client, *traceLog) {
-	log := &traceLog{}
-	c := &fetch.Client{NetrcFile: "-", IdleTimeout: 10 * time.Second, Trace: log.add}
+func newClient(t testing.TB, d *nntp.Driver) (*fetch.Client, *fetchtest.TraceLog) {
+	log := &fetchtest.TraceLog{}
+	c := &fetch.Client{NetrcFile: "-", IdleTimeout: 10 * time.Second, Trace: log.Add}
 	c.Register("news", d)
 	c.Register("nntp", d)
 	t.Cleanup(func() { c.Close() })
@@ -164,7 +145,7 @@ func TestAuthinfo_FakeServer(t *testing.T) {
 		groups: []*fakeGroup{smallGroup("misc.test", testArticles()...)},
 	}
 	const secret = "s3cret-pw"
-	noSecret := func(t *testing.T, err error, log *traceLog) {
+	noSecret := func(t *testing.T, err error, log *fetchtest.TraceLog) {
 		t.Helper()
 		if err != nil && strings.Contains(err.Error(), secret) {
 			t.Errorf("error %q shows the password", err)

@@ -1,12 +1,11 @@
 package wais
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
+
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // This file is a small BER codec (X.209/X.690 Basic Encoding Rules), the
@@ -15,7 +14,9 @@ import (
 // lengths with their end-of-contents octets, and constructed strings. It
 // writes definite lengths only, which every server accepts. Go's
 // encoding/asn1 is DER-only and refuses indefinite lengths, which Zebra
-// and YAZ send in responses that carry records.
+// and YAZ send in responses that carry records. The framing, length
+// octets and reading one element off the connection, is
+// internal/waiswire's, which the tests' misbehaving servers share.
 
 // BER tag classes, as the top two bits of the identifier octet.
 const (
@@ -39,21 +40,9 @@ const (
 	univGeneral     = 27
 )
 
-const (
-	// maxDepth bounds the nesting of constructed elements a reader
-	// follows. Z39.50 PDUs nest about a dozen deep.
-	maxDepth = 64
-	// maxTagBytes bounds the high-tag-number form: four base-128 bytes
-	// hold every tag Z39.50 defines (the largest is 5 bits of 3 bytes).
-	maxTagBytes = 4
-	// maxLengthBytes bounds the long form of a definite length.
-	maxLengthBytes = 4
-)
-
-var errBER = errors.New("malformed BER")
-
+// berError is a decoding error: what was wrong, wrapping waiswire.ErrBER.
 func berError(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errBER, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", waiswire.ErrBER, fmt.Sprintf(format, args...))
 }
 
 // element is one decoded BER element. For an indefinite length, Content
@@ -90,8 +79,8 @@ func parseBERHeader(b []byte) (e element, l, n int, err error) {
 			if n >= len(b) {
 				return e, 0, 0, berError("tag cut short")
 			}
-			if i == maxTagBytes {
-				return e, 0, 0, berError("tag longer than %d bytes", maxTagBytes)
+			if i == waiswire.MaxBERTagBytes {
+				return e, 0, 0, berError("tag longer than %d bytes", waiswire.MaxBERTagBytes)
 			}
 			c := b[n]
 			n++
@@ -117,7 +106,7 @@ func parseBERHeader(b []byte) (e element, l, n int, err error) {
 		l = -1
 	default:
 		k := int(c & 0x7f)
-		if k > maxLengthBytes {
+		if k > waiswire.MaxBERLengthBytes {
 			return e, 0, 0, berError("length of %d bytes", k)
 		}
 		if n+k > len(b) {
@@ -141,8 +130,8 @@ func parseElement(b []byte) (element, []byte, error) {
 }
 
 func parseElementDepth(b []byte, depth int) (element, []byte, error) {
-	if depth > maxDepth {
-		return element{}, nil, berError("elements nested deeper than %d", maxDepth)
+	if depth > waiswire.MaxBERDepth {
+		return element{}, nil, berError("elements nested deeper than %d", waiswire.MaxBERDepth)
 	}
 	e, l, n, err := parseBERHeader(b)
 	if err != nil {
@@ -238,8 +227,8 @@ func stringValueDepth(e element, depth int) ([]byte, error) {
 	if !e.Constructed {
 		return e.Content, nil
 	}
-	if depth > maxDepth {
-		return nil, berError("string segments nested deeper than %d", maxDepth)
+	if depth > waiswire.MaxBERDepth {
+		return nil, berError("string segments nested deeper than %d", waiswire.MaxBERDepth)
 	}
 	parts, err := children(e.Content)
 	if err != nil {
@@ -320,27 +309,13 @@ func appendBERTag(b []byte, class byte, constructed bool, tag int) []byte {
 		return append(b, id|byte(tag))
 	}
 	b = append(b, id|0x1f)
-	return appendCInt(b, tag)
-}
-
-func appendBERLength(b []byte, n int) []byte {
-	if n < 0x80 {
-		return append(b, byte(n))
-	}
-	var tmp [8]byte
-	i := len(tmp)
-	for v := n; v > 0; v >>= 8 {
-		i--
-		tmp[i] = byte(v)
-	}
-	b = append(b, 0x80|byte(len(tmp)-i))
-	return append(b, tmp[i:]...)
+	return waiswire.AppendCInt(b, tag)
 }
 
 // tlv builds an element with the given contents.
 func tlv(class byte, constructed bool, tag int, content []byte) []byte {
 	b := appendBERTag(nil, class, constructed, tag)
-	b = appendBERLength(b, len(content))
+	b = waiswire.AppendBERLength(b, len(content))
 	return append(b, content...)
 }
 
@@ -387,121 +362,9 @@ func boolBytes(v bool) []byte {
 
 // oidBytes encodes an OBJECT IDENTIFIER's contents.
 func oidBytes(o oid) []byte {
-	b := appendCInt(nil, o[0]*40+o[1])
+	b := waiswire.AppendCInt(nil, o[0]*40+o[1])
 	for _, a := range o[2:] {
-		b = appendCInt(b, a)
+		b = waiswire.AppendCInt(b, a)
 	}
 	return b
-}
-
-// Framing: reading one whole element from a stream.
-
-// readBER reads one complete element from r: the identifier and length
-// octets are parsed as they arrive, and an indefinite length is followed
-// through its nested elements to the matching end-of-contents. No more
-// than max bytes are read or buffered. It returns io.EOF only when the
-// stream ends before the first byte.
-func readBER(r *bufio.Reader, max int) ([]byte, error) {
-	f := &berFramer{r: r, max: max}
-	if err := f.element(0); err != nil {
-		if err == io.EOF && len(f.buf) > 0 {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return f.buf, nil
-}
-
-type berFramer struct {
-	r   *bufio.Reader
-	buf []byte
-	max int
-}
-
-func (f *berFramer) byte() (byte, error) {
-	if len(f.buf) >= f.max {
-		return 0, berError("message longer than the limit of %d bytes", f.max)
-	}
-	c, err := f.r.ReadByte()
-	if err != nil {
-		return 0, err
-	}
-	f.buf = append(f.buf, c)
-	return c, nil
-}
-
-func (f *berFramer) element(depth int) error {
-	if depth > maxDepth {
-		return berError("elements nested deeper than %d", maxDepth)
-	}
-	id, err := f.byte()
-	if err != nil {
-		return err
-	}
-	if id&0x1f == 0x1f {
-		for i := 0; ; i++ {
-			if i == maxTagBytes {
-				return berError("tag longer than %d bytes", maxTagBytes)
-			}
-			c, err := f.byte()
-			if err != nil {
-				return err
-			}
-			if c&0x80 == 0 {
-				break
-			}
-		}
-	}
-	c, err := f.byte()
-	if err != nil {
-		return err
-	}
-	switch {
-	case c == 0x80:
-		if id&0x20 == 0 {
-			return berError("primitive element with an indefinite length")
-		}
-		for {
-			p, err := f.r.Peek(2)
-			if err != nil {
-				return err
-			}
-			if p[0] == 0 && p[1] == 0 {
-				f.byte()
-				_, err := f.byte()
-				return err
-			}
-			if err := f.element(depth + 1); err != nil {
-				return err
-			}
-		}
-	case c < 0x80:
-		return f.content(int(c))
-	default:
-		k := int(c & 0x7f)
-		if k > maxLengthBytes {
-			return berError("length of %d bytes", k)
-		}
-		l := 0
-		for range k {
-			d, err := f.byte()
-			if err != nil {
-				return err
-			}
-			l = l<<8 | int(d)
-		}
-		return f.content(l)
-	}
-}
-
-// content reads l bytes of contents, refusing a length beyond the limit
-// before it allocates anything.
-func (f *berFramer) content(l int) error {
-	if l > f.max-len(f.buf) {
-		return berError("element of %d bytes exceeds the limit of %d bytes", l, f.max)
-	}
-	start := len(f.buf)
-	f.buf = append(f.buf, make([]byte, l)...)
-	_, err := io.ReadFull(f.r, f.buf[start:])
-	return err
 }

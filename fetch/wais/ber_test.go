@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // zrec06SUTRS is record zrec06 of the test bed's zebra as SUTRS, as the
@@ -157,24 +158,24 @@ func TestBERTestbedCaptures(t *testing.T) {
 	}
 }
 
-// readBER frames one element off a stream: definite, indefinite, and
-// stopping exactly at its end.
+// waiswire.ReadBER frames one element off a stream: definite,
+// indefinite, and stopping exactly at its end.
 func TestReadBER(t *testing.T) {
 	c := vectors(t, "z3950-testbed.txt")
 	v := vectors(t, "z3950-vectors.txt")
 	for _, msg := range [][]byte{c["zebra-present-sutrs"], c["zebra-present-xml"], v["Z8"], v["Z1"], v["Z9"]} {
 		r := bufio.NewReader(io.MultiReader(bytes.NewReader(msg), strings.NewReader("\xb7\x03next")))
-		got, err := readBER(r, 1<<20)
+		got, err := waiswire.ReadBER(r, 1<<20)
 		if err != nil || !bytes.Equal(got, msg) {
-			t.Errorf("readBER(%x...) = %x, %v; want the element", msg[:4], got, err)
+			t.Errorf("waiswire.ReadBER(%x...) = %x, %v; want the element", msg[:4], got, err)
 		}
 		rest, _ := io.ReadAll(r)
 		if string(rest) != "\xb7\x03next" {
-			t.Errorf("readBER(%x...) left %q, want the next element", msg[:4], rest)
+			t.Errorf("waiswire.ReadBER(%x...) left %q, want the next element", msg[:4], rest)
 		}
 	}
-	if _, err := readBER(bufio.NewReader(strings.NewReader("")), 100); err != io.EOF {
-		t.Errorf("readBER(empty) error = %v, want io.EOF", err)
+	if _, err := waiswire.ReadBER(bufio.NewReader(strings.NewReader("")), 100); err != io.EOF {
+		t.Errorf("waiswire.ReadBER(empty) error = %v, want io.EOF", err)
 	}
 	sutrs := c["zebra-present-sutrs"]
 	for _, tc := range []struct {
@@ -186,16 +187,16 @@ func TestReadBER(t *testing.T) {
 		{"cut in the header", []byte{0xb9}, 100, io.ErrUnexpectedEOF},
 		{"cut in the contents", v["Z8"][:40], 1 << 20, io.ErrUnexpectedEOF},
 		{"indefinite without its end", sutrs[:len(sutrs)-4], 1 << 20, io.ErrUnexpectedEOF},
-		{"longer than the limit", v["Z8"], 50, errBER},
-		{"hostile length", []byte{0xb9, 0x84, 0x7f, 0xff, 0xff, 0xff}, 1 << 20, errBER},
-		{"length of 5 bytes", []byte{0xb9, 0x85, 1, 1, 1, 1, 1}, 1 << 20, errBER},
-		{"primitive indefinite", []byte{0x04, 0x80, 0, 0}, 100, errBER},
-		{"tag of 5 bytes", []byte{0xbf, 0x81, 0x81, 0x81, 0x81, 0x01, 0x00}, 100, errBER},
-		{"too deep", bytes.Repeat([]byte{0xa0, 0x80}, maxDepth+2), 1 << 20, errBER},
+		{"longer than the limit", v["Z8"], 50, waiswire.ErrBER},
+		{"hostile length", []byte{0xb9, 0x84, 0x7f, 0xff, 0xff, 0xff}, 1 << 20, waiswire.ErrBER},
+		{"length of 5 bytes", []byte{0xb9, 0x85, 1, 1, 1, 1, 1}, 1 << 20, waiswire.ErrBER},
+		{"primitive indefinite", []byte{0x04, 0x80, 0, 0}, 100, waiswire.ErrBER},
+		{"tag of 5 bytes", []byte{0xbf, 0x81, 0x81, 0x81, 0x81, 0x01, 0x00}, 100, waiswire.ErrBER},
+		{"too deep", bytes.Repeat([]byte{0xa0, 0x80}, waiswire.MaxBERDepth+2), 1 << 20, waiswire.ErrBER},
 	} {
-		_, err := readBER(bufio.NewReader(bytes.NewReader(tc.in)), tc.max)
+		_, err := waiswire.ReadBER(bufio.NewReader(bytes.NewReader(tc.in)), tc.max)
 		if !errors.Is(err, tc.want) {
-			t.Errorf("readBER(%s) error = %v, want %v", tc.name, err, tc.want)
+			t.Errorf("waiswire.ReadBER(%s) error = %v, want %v", tc.name, err, tc.want)
 		}
 	}
 }

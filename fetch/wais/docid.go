@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -25,8 +26,8 @@ type docField struct {
 func parseDocID(id []byte) (fs []docField, ok bool) {
 	for len(id) > 0 {
 		n := id[0]
-		l, k, err := readCInt(id[1:])
-		if err != nil || l > len(id)-1-k || k != len(appendCInt(nil, l)) {
+		l, k, err := waiswire.ReadCInt(id[1:])
+		if err != nil || l > len(id)-1-k || k != len(waiswire.AppendCInt(nil, l)) {
 			// Not a field, or a length written with more bytes than it
 			// needs, which the URL form could not give back.
 			return nil, false
@@ -90,7 +91,7 @@ func decodeWPath(raw string) (id []byte, length int64, err error) {
 	if fs, ok := splitRFC1630(raw); ok {
 		for _, f := range fs {
 			id = append(id, f.num)
-			id = appendCInt(id, len(f.val))
+			id = waiswire.AppendCInt(id, len(f.val))
 			id = append(id, f.val...)
 		}
 		return id, length, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -315,7 +316,7 @@ func replyError(what string, err error, started bool) error {
 		return fetch.Errorf(fetch.ErrProtocol, "wais: the server closed the connection without replying to the %s", what)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fetch.Errorf(fetch.ErrProtocol, "wais: the server closed the connection in the middle of its reply to the %s", what)
-	case errors.Is(err, errWAIS), errors.Is(err, errBER):
+	case errors.Is(err, waiswire.ErrWAIS), errors.Is(err, waiswire.ErrBER):
 		return fetch.Errorf(fetch.ErrProtocol, "wais: reply to the %s: %w", what, err)
 	}
 	return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // No WAIS server is packaged for Debian, so the WAIS dialect is driven end
@@ -101,11 +102,11 @@ func (s *replayServer) received() [][]byte {
 func (s *replayServer) serve(c net.Conn) {
 	r := bufio.NewReader(c)
 	for {
-		apdu, err := readWAIS(r, 1<<20)
+		apdu, err := waiswire.ReadMessage(r, 1<<20)
 		if err != nil {
 			return
 		}
-		msg := frameWAIS(apdu)
+		msg := waiswire.Frame(apdu)
 		s.mu.Lock()
 		s.got = append(s.got, msg)
 		s.mu.Unlock()
@@ -129,9 +130,9 @@ func (s *replayServer) serve(c net.Conn) {
 			case bytes.Equal(msg, s.v["W6"]):
 				out = s.v["W7"]
 			case m.QueryType == "3" && (m.SeedWords == "?" || m.SeedWords == ""):
-				out = frameWAIS(helpReply().marshal())
+				out = waiswire.Frame(helpReply().marshal())
 			case m.QueryType == "3":
-				out = frameWAIS(catalogOnly().marshal())
+				out = waiswire.Frame(catalogOnly().marshal())
 			default:
 				out = s.retrieve(m)
 			}
@@ -166,14 +167,14 @@ func (s *replayServer) retrieve(m *waisSearch) []byte {
 	}
 	r := &waisSearchResponse{Returned: 1, PresentStatus: some(0), RefID: m.RefID, HasUserInfo: true}
 	if start < 0 || end < 0 {
-		return frameWAIS(r.marshal()) // no range: no text group
+		return waiswire.Frame(r.marshal()) // no range: no text group
 	}
 	a, b := min(start, int64(len(text))), min(end, int64(len(text)))
 	r.Texts = []docText{{DocID: id, Version: some(0), Text: text[a:b]}}
 	if end > int64(len(text)) {
 		r.Diagnostics = []*Diagnostic{{Code: "SF", AddInfo: "Request out of range", Surrogate: 1}}
 	}
-	return frameWAIS(r.marshal())
+	return waiswire.Frame(r.marshal())
 }
 
 // helpReply is freeWAIS's answer to "?" (notes §5): the source
@@ -206,7 +207,7 @@ func docIDOf(db, local string) []byte {
 	var b []byte
 	for _, f := range []docField{{2, []byte(db)}, {3, []byte(local)}, {7, []byte{0}}} {
 		b = append(b, f.num)
-		b = appendCInt(b, len(f.val))
+		b = waiswire.AppendCInt(b, len(f.val))
 		b = append(b, f.val...)
 	}
 	return b
@@ -280,11 +281,11 @@ func TestWAISReplaySearchThenFetch(t *testing.T) {
 		t.Errorf("Meta = %v, want W2's server in dialect wais", resp.Meta)
 	}
 	got := srv.received()
-	m, err := decodeWAIS(got[len(got)-1][headerLen:])
+	m, err := decodeWAIS(got[len(got)-1][waiswire.HeaderLen:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := retrievalSearch("test-db", docID06, "TEXT", 0, 311).marshal(); !bytes.Equal(got[len(got)-1][headerLen:], want) {
+	if want := retrievalSearch("test-db", docID06, "TEXT", 0, 311).marshal(); !bytes.Equal(got[len(got)-1][waiswire.HeaderLen:], want) {
 		t.Errorf("retrieval sent = %+v, want docid of W5 and bytes 0-311", m)
 	}
 }
@@ -382,7 +383,7 @@ func TestWAISSlicesStream(t *testing.T) {
 		}
 		var ranges []string
 		for _, msg := range srv.received()[before+1:] {
-			m, err := decodeWAIS(msg[headerLen:])
+			m, err := decodeWAIS(msg[waiswire.HeaderLen:])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -514,7 +515,7 @@ func newBERServer(t testing.TB, answer func(m any) (reply []byte, hangUp bool)) 
 				defer c.Close()
 				r := bufio.NewReader(c)
 				for {
-					b, err := readBER(r, 1<<20)
+					b, err := waiswire.ReadBER(r, 1<<20)
 					if err != nil {
 						return
 					}
@@ -660,38 +661,6 @@ func TestZ3950BrokenReplies(t *testing.T) {
 	}
 }
 
-// silentServer accepts and never answers.
-func silentServer(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
 func TestConformance(t *testing.T) {
 	srv := newReplayServer(t)
 	fetchtest.Run(t, fetchtest.Opt{
@@ -705,7 +674,7 @@ func TestConformance(t *testing.T) {
 		},
 		Missing: srv.url("test-db/TEXT/2=test-db;3=nothing;"),
 		Listing: srv.url("test-db"),
-		Stall:   func(t testing.TB) string { return "wais://" + silentServer(t) + "/test-db?flamingo" },
+		Stall:   func(t testing.TB) string { return "wais://" + fetchtest.SilentServer(t) + "/test-db?flamingo" },
 		Inject:  []string{srv.url("test-db?a%0D%0Ab"), srv.url("test%00db?flamingo")},
 		Caps:    fetchtest.Caps{Resume: true},
 	})

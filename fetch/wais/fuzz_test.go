@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"testing"
+
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // fuzzLimit is the message limit the fuzz targets read with: a hostile
@@ -17,16 +19,16 @@ const fuzzLimit = 1 << 16
 func FuzzWAISDecode(f *testing.F) {
 	for _, b := range vectors(f, "wais-vectors.txt") {
 		f.Add(b)
-		if len(b) > headerLen {
-			f.Add(b[headerLen:])
+		if len(b) > waiswire.HeaderLen {
+			f.Add(b[waiswire.HeaderLen:])
 		}
 	}
 	f.Add([]byte("9999999999z2wais        0"))
 	f.Add([]byte("0000000003z2wais        0\x00\x01\x17"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if apdu, err := readWAIS(bytes.NewReader(data), fuzzLimit); err == nil {
+		if apdu, err := waiswire.ReadMessage(bytes.NewReader(data), fuzzLimit); err == nil {
 			if len(apdu) > fuzzLimit {
-				t.Fatalf("readWAIS returned %d bytes, more than the limit", len(apdu))
+				t.Fatalf("waiswire.ReadMessage returned %d bytes, more than the limit", len(apdu))
 			}
 			decodeWAIS(apdu)
 		}
@@ -61,9 +63,9 @@ func FuzzBERDecode(f *testing.F) {
 	f.Add([]byte{0xb9, 0x84, 0x7f, 0xff, 0xff, 0xff})
 	f.Add([]byte{0xb9, 0x80, 0xa0, 0x80, 0x04, 0x01, 0x41, 0x00, 0x00, 0x00, 0x00})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if b, err := readBER(bufio.NewReader(bytes.NewReader(data)), fuzzLimit); err == nil {
+		if b, err := waiswire.ReadBER(bufio.NewReader(bytes.NewReader(data)), fuzzLimit); err == nil {
 			if len(b) > fuzzLimit || !bytes.HasPrefix(data, b) {
-				t.Fatalf("readBER returned %d bytes that are not a prefix of its input within the limit", len(b))
+				t.Fatalf("waiswire.ReadBER returned %d bytes that are not a prefix of its input within the limit", len(b))
 			}
 		}
 		m, err := decodeZ3950(data)
@@ -86,7 +88,7 @@ func FuzzBERDecode(f *testing.F) {
 // and every primitive as each kind of value.
 func walk(b []byte, depth int) {
 	es, err := children(b)
-	if err != nil || depth > maxDepth {
+	if err != nil || depth > waiswire.MaxBERDepth {
 		return
 	}
 	for _, e := range es {

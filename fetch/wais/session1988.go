@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // The WAIS dialect: Init, then a Search with query type "3" for a search
@@ -94,7 +95,7 @@ func (s *waisSession) init(ctx context.Context, probe time.Duration) error {
 		if err := s.probe(ctx, initAPDU(), probe); err != nil {
 			return err
 		}
-	} else if err := s.c.write(frameWAIS(initAPDU())); err != nil {
+	} else if err := s.c.write(waiswire.Frame(initAPDU())); err != nil {
 		return err
 	}
 	reply, err := s.read("Init")
@@ -123,7 +124,7 @@ func (s *waisSession) probe(ctx context.Context, apdu []byte, probe time.Duratio
 	defer cancel()
 	s.c.c.Bind(pctx)
 	defer s.c.c.Bind(ctx)
-	if err := s.c.write(frameWAIS(apdu)); err != nil {
+	if err := s.c.write(waiswire.Frame(apdu)); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -162,7 +163,7 @@ func prefixOfWAIS(b []byte) bool {
 
 // read reads one message, the reply to what.
 func (s *waisSession) read(what string) (any, error) {
-	apdu, err := readWAIS(s.c.br, s.c.max)
+	apdu, err := waiswire.ReadMessage(s.c.br, s.c.max)
 	if err != nil {
 		return nil, replyError(what, err, !errors.Is(err, io.EOF))
 	}
@@ -175,7 +176,7 @@ func (s *waisSession) read(what string) (any, error) {
 
 // search sends a Search and returns the Search-response.
 func (s *waisSession) search(m *waisSearch, what string) (*waisSearchResponse, error) {
-	if err := s.c.write(frameWAIS(m.marshal())); err != nil {
+	if err := s.c.write(waiswire.Frame(m.marshal())); err != nil {
 		return nil, err
 	}
 	reply, err := s.read(what)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -88,7 +89,7 @@ func (s *zSession) roundTrip(apdu []byte, what string) (any, error) {
 	if err := s.c.write(apdu); err != nil {
 		return nil, err
 	}
-	b, err := readBER(s.c.br, s.c.max)
+	b, err := waiswire.ReadBER(s.c.br, s.c.max)
 	if err != nil {
 		return nil, replyError(what, err, false)
 	}

@@ -2,31 +2,19 @@ package wais
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"strconv"
+
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // This file is the codec of classic WAIS: the 1988 draft of Z39.50 as
 // WAIS servers speak it. It is not BER. Every message is a 25-byte ASCII
 // header and an APDU; inside the APDU every field is a tag-length-value
-// triple whose tag and length are compressed integers. The wire format is
-// described in the project's notes on WAIS (from captures of freeWAIS-sf);
-// section numbers in comments refer to them.
-
-// headerLen is the size of the message header that precedes every APDU
-// (notes §1.1): ten decimal digits of APDU length, "z" for a Z39.50 APDU,
-// header version "2", the server name "wais" padded to ten bytes, no
-// compression, no encoding and a checksum of "0".
-const headerLen = 25
-
-// headerTail is what follows the length in every header this client
-// writes, exactly as waissearch and freeWAIS write it.
-const headerTail = "z2wais        0"
-
-// maxCInt bounds a compressed integer: freeWAIS writes at most four bytes.
-const maxCIntBytes = 4
+// triple whose tag and length are compressed integers. That framing is
+// internal/waiswire's, which the tests' misbehaving servers share; here
+// are the APDUs. The wire format is described in the project's notes on
+// WAIS (from captures of freeWAIS-sf); section numbers in comments refer
+// to them.
 
 // PDU types of the 1988 draft (the first byte of the Z39.50 part).
 const (
@@ -93,124 +81,9 @@ const diagnosticEnd = 0x1d
 // databaseSeparator joins several database names in one field.
 const databaseSeparator = 0x1f
 
-var errWAIS = errors.New("malformed WAIS message")
-
-// waisError is a decoding error: what was wrong, wrapping errWAIS.
+// waisError is a decoding error: what was wrong, wrapping waiswire.ErrWAIS.
 func waisError(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errWAIS, fmt.Sprintf(format, args...))
-}
-
-// appendHeader appends the message header for an APDU of n bytes.
-func appendHeader(b []byte, n int) []byte {
-	b = fmt.Appendf(b, "%010d", n)
-	return append(b, headerTail...)
-}
-
-// frameWAIS returns apdu behind its message header.
-func frameWAIS(apdu []byte) []byte {
-	return append(appendHeader(make([]byte, 0, headerLen+len(apdu)), len(apdu)), apdu...)
-}
-
-// looksLikeWAIS reports whether b, the first bytes of a reply, can begin
-// a WAIS message header: ten ASCII digits and the message type "z".
-func looksLikeWAIS(b []byte) bool {
-	if len(b) < 11 {
-		return false
-	}
-	for _, c := range b[:10] {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return b[10] == 'z'
-}
-
-// parseHeader checks a 25-byte message header and returns the length of
-// the APDU behind it.
-func parseHeader(h []byte) (int, error) {
-	if len(h) != headerLen {
-		return 0, waisError("header of %d bytes, want %d", len(h), headerLen)
-	}
-	if !looksLikeWAIS(h) {
-		return 0, waisError("header %q does not begin with ten digits and \"z\"", h[:11])
-	}
-	if h[22] != ' ' || h[23] != ' ' {
-		return 0, waisError("header asks for compression %q and encoding %q, which this client does not do", h[22], h[23])
-	}
-	n, err := strconv.Atoi(string(h[:10]))
-	if err != nil {
-		return 0, waisError("header length %q", h[:10])
-	}
-	return n, nil
-}
-
-// readWAIS reads one message from r and returns its APDU. An APDU longer
-// than max is refused before it is read. It returns io.EOF only when r
-// ends before the first byte, io.ErrUnexpectedEOF when it ends later.
-func readWAIS(r io.Reader, max int) ([]byte, error) {
-	h := make([]byte, headerLen)
-	if _, err := io.ReadFull(r, h); err != nil {
-		return nil, err
-	}
-	n, err := parseHeader(h)
-	if err != nil {
-		return nil, err
-	}
-	if n > max {
-		return nil, waisError("message of %d bytes, more than the limit of %d", n, max)
-	}
-	apdu := make([]byte, n)
-	if _, err := io.ReadFull(r, apdu); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return apdu, nil
-}
-
-// appendCInt appends v as a compressed integer: base 128, big-endian,
-// the high bit set on every byte but the last (notes §2.1).
-func appendCInt(b []byte, v int) []byte {
-	var tmp [10]byte
-	i := len(tmp) - 1
-	tmp[i] = byte(v & 0x7f)
-	for v >>= 7; v > 0; v >>= 7 {
-		i--
-		tmp[i] = byte(v&0x7f) | 0x80
-	}
-	return append(b, tmp[i:]...)
-}
-
-// readCInt reads a compressed integer from the front of b and returns it
-// with the number of bytes it took.
-func readCInt(b []byte) (v, n int, err error) {
-	for n < len(b) {
-		c := b[n]
-		n++
-		if n > maxCIntBytes {
-			return 0, 0, waisError("compressed integer longer than %d bytes", maxCIntBytes)
-		}
-		v = v<<7 | int(c&0x7f)
-		if c&0x80 == 0 {
-			return v, n, nil
-		}
-	}
-	return 0, 0, waisError("compressed integer cut short")
-}
-
-// appendTLV appends one field.
-func appendTLV(b []byte, tag int, val []byte) []byte {
-	b = appendCInt(b, tag)
-	b = appendCInt(b, len(val))
-	return append(b, val...)
-}
-
-// appendTLVString is appendTLV for a string value.
-func appendTLVString(b []byte, tag int, val string) []byte {
-	b = appendCInt(b, tag)
-	b = appendCInt(b, len(val))
-	return append(b, val...)
+	return fmt.Errorf("%w: %s", waiswire.ErrWAIS, fmt.Sprintf(format, args...))
 }
 
 // numBytes encodes a number value: minimal big-endian bytes, at least
@@ -258,7 +131,7 @@ func appendNum(b []byte, tag int, n num) []byte {
 	if !n.OK {
 		return b
 	}
-	return appendTLV(b, tag, numBytes(n.V))
+	return waiswire.AppendTLV(b, tag, numBytes(n.V))
 }
 
 // get3 and put3 read and write the fixed 3-byte counters of the search
@@ -284,7 +157,7 @@ type field struct {
 func fields(b []byte) ([]field, error) {
 	var out []field
 	for len(b) > 0 {
-		tag, n, err := readCInt(b)
+		tag, n, err := waiswire.ReadCInt(b)
 		if err != nil {
 			return nil, err
 		}
@@ -298,7 +171,7 @@ func fields(b []byte) ([]field, error) {
 			b = rest
 			continue
 		}
-		l, n, err := readCInt(b)
+		l, n, err := waiswire.ReadCInt(b)
 		if err != nil {
 			return nil, err
 		}
@@ -342,27 +215,6 @@ func appendDiagnostic(b []byte, d *Diagnostic) []byte {
 	return append(b, d.Surrogate, diagnosticEnd)
 }
 
-// splitAPDU cuts an APDU into its Z39.50 part, which begins with the PDU
-// type, and its WAIS part (notes §2.7).
-func splitAPDU(apdu []byte) (z, w []byte, err error) {
-	if len(apdu) < 3 {
-		return nil, nil, waisError("APDU of %d bytes", len(apdu))
-	}
-	h := int(apdu[0])<<8 | int(apdu[1])
-	if h < 1 || h > len(apdu)-2 {
-		return nil, nil, waisError("Z39.50 part claims %d bytes, %d remain", h, len(apdu)-2)
-	}
-	return apdu[2 : 2+h], apdu[2+h:], nil
-}
-
-// joinAPDU puts the 2-byte length of z in front of z and w.
-func joinAPDU(z, w []byte) []byte {
-	b := make([]byte, 0, 2+len(z)+len(w))
-	b = append(b, byte(len(z)>>8), byte(len(z)))
-	b = append(b, z...)
-	return append(b, w...)
-}
-
 // userInfo unwraps the tag-99 WAIS part; an empty part is no fields.
 func userInfo(w []byte) ([]field, error) {
 	if len(w) == 0 {
@@ -402,8 +254,8 @@ func (m *waisInit) marshal() []byte {
 		z[0] = pduInitResponse
 		z = append(z, boolByte(m.Accepted))
 	}
-	z = appendTLV(z, tagProtocolVersion, m.Version)
-	z = appendTLV(z, tagOptions, m.Options)
+	z = waiswire.AppendTLV(z, tagProtocolVersion, m.Version)
+	z = waiswire.AppendTLV(z, tagOptions, m.Options)
 	z = appendNum(z, tagPreferredSize, m.Preferred)
 	z = appendNum(z, tagMaxRecordSize, m.MaxRecord)
 	for _, f := range []struct {
@@ -411,13 +263,13 @@ func (m *waisInit) marshal() []byte {
 		v   string
 	}{{tagIDAuth, m.IDAuth}, {tagImplID, m.ImplID}, {tagImplName, m.ImplName}, {tagImplVersion, m.ImplVersion}} {
 		if f.v != "" {
-			z = appendTLVString(z, f.tag, f.v)
+			z = waiswire.AppendTLVString(z, f.tag, f.v)
 		}
 	}
 	if m.RefID != nil {
-		z = appendTLV(z, tagReferenceID, m.RefID)
+		z = waiswire.AppendTLV(z, tagReferenceID, m.RefID)
 	}
-	return joinAPDU(z, m.UserInfo)
+	return waiswire.JoinAPDU(z, m.UserInfo)
 }
 
 func boolByte(b bool) byte {
@@ -511,35 +363,35 @@ func (m *waisSearch) marshal() []byte {
 	z = put3(z, m.LargeSet)
 	z = put3(z, m.MediumSet)
 	z = append(z, boolByte(m.Replace))
-	z = appendTLVString(z, tagResultSetName, m.ResultSet)
-	z = appendTLV(z, tagDatabaseNames, bytes.Join(stringsToBytes(m.Databases), []byte{databaseSeparator}))
-	z = appendTLVString(z, tagQueryType, m.QueryType)
+	z = waiswire.AppendTLVString(z, tagResultSetName, m.ResultSet)
+	z = waiswire.AppendTLV(z, tagDatabaseNames, bytes.Join(stringsToBytes(m.Databases), []byte{databaseSeparator}))
+	z = waiswire.AppendTLVString(z, tagQueryType, m.QueryType)
 	if m.ElementSets != nil {
-		z = appendTLV(z, tagElementSetNames, m.ElementSets)
+		z = waiswire.AppendTLV(z, tagElementSetNames, m.ElementSets)
 	}
 	if m.RefID != nil {
-		z = appendTLV(z, tagReferenceID, m.RefID)
+		z = waiswire.AppendTLV(z, tagReferenceID, m.RefID)
 	}
 	var w []byte
 	if m.QueryType == "1" {
 		var q []byte
 		for _, it := range m.Query {
 			if it.Op != "" {
-				q = appendTLVString(q, tagOperator, it.Op)
+				q = waiswire.AppendTLVString(q, tagOperator, it.Op)
 				continue
 			}
-			q = appendTLVString(q, tagAttributeList, it.Attrs)
-			q = appendTLV(q, tagTerm, it.Term)
+			q = waiswire.AppendTLVString(q, tagAttributeList, it.Attrs)
+			q = waiswire.AppendTLV(q, tagTerm, it.Term)
 		}
-		w = appendTLV(nil, tagQuery, q)
+		w = waiswire.AppendTLV(nil, tagQuery, q)
 	} else {
 		var u []byte
-		u = appendTLVString(u, tagSeedWords, m.SeedWords)
+		u = waiswire.AppendTLVString(u, tagSeedWords, m.SeedWords)
 		u = appendNum(u, tagDateFactor, m.DateFactor)
 		u = appendNum(u, tagMaxDocuments, m.MaxDocs)
-		w = appendTLV(nil, tagUserInfo, u)
+		w = waiswire.AppendTLV(nil, tagUserInfo, u)
 	}
-	return joinAPDU(z, w)
+	return waiswire.JoinAPDU(z, w)
 }
 
 func stringsToBytes(ss []string) [][]byte {
@@ -643,7 +495,7 @@ type docHeader struct {
 }
 
 func (h *docHeader) marshal() []byte {
-	b := appendTLV(nil, tagDocID, h.DocID)
+	b := waiswire.AppendTLV(nil, tagDocID, h.DocID)
 	b = appendNum(b, tagVersion, h.Version)
 	b = appendNum(b, tagScore, h.Score)
 	b = appendNum(b, tagBestMatch, h.BestMatch)
@@ -652,16 +504,16 @@ func (h *docHeader) marshal() []byte {
 	if len(h.Types) > 0 {
 		var t []byte
 		for _, s := range h.Types {
-			t = appendTLVString(t, tagType, s)
+			t = waiswire.AppendTLVString(t, tagType, s)
 		}
-		b = appendTLV(b, tagTypeBlock, t)
+		b = waiswire.AppendTLV(b, tagTypeBlock, t)
 	}
 	for _, f := range []struct {
 		tag int
 		v   string
 	}{{tagSource, h.Source}, {tagDate, h.Date}, {tagHeadline, h.Headline}, {tagOriginCity, h.OriginCity}} {
 		if f.v != "" {
-			b = appendTLVString(b, f.tag, f.v)
+			b = waiswire.AppendTLVString(b, f.tag, f.v)
 		}
 	}
 	return b
@@ -730,9 +582,9 @@ type docText struct {
 }
 
 func (t *docText) marshal() []byte {
-	b := appendTLV(nil, tagDocID, t.DocID)
+	b := waiswire.AppendTLV(nil, tagDocID, t.DocID)
 	b = appendNum(b, tagVersion, t.Version)
-	return appendTLV(b, tagDocText, t.Text)
+	return waiswire.AppendTLV(b, tagDocText, t.Text)
 }
 
 func decodeDocText(b []byte) (docText, error) {
@@ -784,25 +636,25 @@ func (m *waisSearchResponse) marshal() []byte {
 	z = appendNum(z, tagResultSetStatus, m.ResultSetStatus)
 	z = appendNum(z, tagPresentStatus, m.PresentStatus)
 	if m.RefID != nil {
-		z = appendTLV(z, tagReferenceID, m.RefID)
+		z = waiswire.AppendTLV(z, tagReferenceID, m.RefID)
 	}
 	if !m.HasUserInfo {
-		return joinAPDU(z, nil)
+		return waiswire.JoinAPDU(z, nil)
 	}
 	var u []byte
 	if m.SeedWordsUsed != "" {
-		u = appendTLVString(u, tagSeedWordsUsed, m.SeedWordsUsed)
+		u = waiswire.AppendTLVString(u, tagSeedWordsUsed, m.SeedWordsUsed)
 	}
 	for i := range m.Headers {
-		u = appendTLV(u, tagDocHeader, m.Headers[i].marshal())
+		u = waiswire.AppendTLV(u, tagDocHeader, m.Headers[i].marshal())
 	}
 	for i := range m.Texts {
-		u = appendTLV(u, tagDocTextGroup, m.Texts[i].marshal())
+		u = waiswire.AppendTLV(u, tagDocTextGroup, m.Texts[i].marshal())
 	}
 	for _, d := range m.Diagnostics {
 		u = appendDiagnostic(u, d)
 	}
-	return joinAPDU(z, appendTLV(nil, tagUserInfo, u))
+	return waiswire.JoinAPDU(z, waiswire.AppendTLV(nil, tagUserInfo, u))
 }
 
 func decodeSearchResponse(z, w []byte) (*waisSearchResponse, error) {
@@ -866,7 +718,7 @@ func decodeSearchResponse(z, w []byte) (*waisSearchResponse, error) {
 // decodeWAIS decodes an APDU (without its message header) into a
 // *waisInit, *waisSearch or *waisSearchResponse.
 func decodeWAIS(apdu []byte) (any, error) {
-	z, w, err := splitAPDU(apdu)
+	z, w, err := waiswire.SplitAPDU(apdu)
 	if err != nil {
 		return nil, err
 	}

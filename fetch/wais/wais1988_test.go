@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
-	"io"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // vectors reads a file of "NAME HEX" lines from testdata.
@@ -41,32 +42,6 @@ func vectors(t testing.TB, file string) map[string][]byte {
 	return m
 }
 
-func TestCompressedInt(t *testing.T) {
-	// Notes §2.1, and the round trips §8 asks for.
-	for _, tc := range []struct {
-		v    int
-		want string
-	}{
-		{0, "00"}, {5, "05"}, {127, "7f"}, {128, "8100"}, {150, "8116"}, {229, "8165"},
-		{311, "8237"}, {344, "8258"}, {553, "8429"}, {16383, "ff7f"}, {16384, "818000"},
-	} {
-		got := appendCInt(nil, tc.v)
-		if hex.EncodeToString(got) != tc.want {
-			t.Errorf("appendCInt(%d) = %x, want %s", tc.v, got, tc.want)
-		}
-		v, n, err := readCInt(append(got, 0xee))
-		if err != nil || v != tc.v || n != len(got) {
-			t.Errorf("readCInt(%x) = %d, %d, %v; want %d, %d", got, v, n, err, tc.v, len(got))
-		}
-	}
-	for _, bad := range []string{"", "81", "8181", "8181818101"} {
-		b, _ := hex.DecodeString(bad)
-		if _, _, err := readCInt(b); !errors.Is(err, errWAIS) {
-			t.Errorf("readCInt(%s) error = %v, want a malformed-WAIS error", bad, err)
-		}
-	}
-}
-
 // Documents 20 and 06 of the freeWAIS test database, as their ids appear
 // in W5, W6 and W7.
 var (
@@ -85,11 +60,11 @@ var (
 // decodeVector checks a vector's header and decodes its APDU.
 func decodeVector(t *testing.T, name string, msg []byte) any {
 	t.Helper()
-	apdu, err := readWAIS(bytes.NewReader(msg), 1<<20)
+	apdu, err := waiswire.ReadMessage(bytes.NewReader(msg), 1<<20)
 	if err != nil {
-		t.Fatalf("%s: readWAIS: %v", name, err)
+		t.Fatalf("%s: waiswire.ReadMessage: %v", name, err)
 	}
-	if len(apdu) != len(msg)-headerLen {
+	if len(apdu) != len(msg)-waiswire.HeaderLen {
 		t.Fatalf("%s: APDU of %d bytes in a message of %d", name, len(apdu), len(msg))
 	}
 	m, err := decodeWAIS(apdu)
@@ -157,7 +132,7 @@ func TestWAISVectors(t *testing.T) {
 		case *waisSearchResponse:
 			enc = m.marshal()
 		}
-		if got := frameWAIS(enc); !bytes.Equal(got, msg) {
+		if got := waiswire.Frame(enc); !bytes.Equal(got, msg) {
 			t.Errorf("%s encodes to\n%x\nwant\n%x", name, got, msg)
 		}
 	}
@@ -187,9 +162,9 @@ func TestWAISEncoderFromURLValues(t *testing.T) {
 		name string
 		got  []byte
 	}{
-		{"W3", frameWAIS(keywordSearch("test-db", "flamingo", 40).marshal())},
-		{"W4", frameWAIS(keywordSearch("test-db", helpSearch, 40).marshal())},
-		{"W6", frameWAIS(retrievalSearch("test-db", docID20, "TEXT", 0, 100).marshal())},
+		{"W3", waiswire.Frame(keywordSearch("test-db", "flamingo", 40).marshal())},
+		{"W4", waiswire.Frame(keywordSearch("test-db", helpSearch, 40).marshal())},
+		{"W6", waiswire.Frame(retrievalSearch("test-db", docID20, "TEXT", 0, 100).marshal())},
 	} {
 		if !bytes.Equal(tc.got, v[tc.name]) {
 			t.Errorf("encoder for %s = %x, want %x", tc.name, tc.got, v[tc.name])
@@ -220,26 +195,6 @@ func TestWAISDocIDURL(t *testing.T) {
 	}
 }
 
-func TestWAISHeaderErrors(t *testing.T) {
-	for _, tc := range []struct {
-		msg  string
-		want error
-	}{
-		{"", io.EOF},
-		{"00000000", io.ErrUnexpectedEOF},
-		{"00000000x5z2wais        0", errWAIS},
-		{"0000000005a2wais        0", errWAIS},
-		{"0000000005z2wais      u 0", errWAIS},
-		{"9999999999z2wais        0", errWAIS}, // beyond the limit: refused before it is read
-		{"0000000005z2wais        0abc", io.ErrUnexpectedEOF},
-	} {
-		_, err := readWAIS(strings.NewReader(tc.msg), 1<<20)
-		if !errors.Is(err, tc.want) {
-			t.Errorf("readWAIS(%q) error = %v, want %v", tc.msg, err, tc.want)
-		}
-	}
-}
-
 // Every length is checked against what remains of its message.
 func TestWAISLengthsChecked(t *testing.T) {
 	for _, hx := range []string{
@@ -256,7 +211,7 @@ func TestWAISLengthsChecked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := decodeWAIS(b); !errors.Is(err, errWAIS) {
+		if _, err := decodeWAIS(b); !errors.Is(err, waiswire.ErrWAIS) {
 			t.Errorf("decodeWAIS(%s) error = %v, want a malformed-WAIS error", hx, err)
 		}
 	}

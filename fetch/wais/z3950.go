@@ -3,6 +3,8 @@ package wais
 import (
 	"strconv"
 	"strings"
+
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // This file holds the Z39.50-1995 APDUs the driver uses, in BER: Init,
@@ -237,8 +239,8 @@ func (n *rpnNode) marshal() []byte {
 }
 
 func decodeRPN(e element, depth int) (*rpnNode, error) {
-	if depth > maxDepth {
-		return nil, berError("query nested deeper than %d", maxDepth)
+	if depth > waiswire.MaxBERDepth {
+		return nil, berError("query nested deeper than %d", waiswire.MaxBERDepth)
 	}
 	fs, err := children(e.Content)
 	if err != nil {

@@ -9,9 +9,13 @@
 // of a reply, a length that does not match what it sends, or closes in
 // the middle of a transfer.
 //
-// Cases is the table of every protocol and behaviour: the kind of error
-// a fetch must end with, or why the behaviour does not apply. These are
-// fakes, and meant as such: nothing here is a server to use.
+// Cases is the table of every protocol and behaviour, and says why a
+// behaviour does not apply where it does not. Like net/http/httptest,
+// the package imports nothing of the client it serves: it knows the wire,
+// addresses and URLs. What a client must make of each case, and how it is
+// set up to reach the server, are the business of the tests that use it;
+// the kinds of error fetch's tests want are in internal/misbehaving/want.
+// These are fakes, and meant as such: nothing here is a server to use.
 package misbehaving
 
 import (
@@ -26,11 +30,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/urlfetch/urlfetch/fetch"
-	"github.com/urlfetch/urlfetch/fetch/mailto"
-	"github.com/urlfetch/urlfetch/fetch/telnet"
-	"github.com/urlfetch/urlfetch/fetch/wais"
 )
 
 // Protocol is what a Server speaks.
@@ -111,14 +110,11 @@ type Case struct {
 	Behaviour Behaviour
 	// Variant tells apart the cases of one cell where a protocol has more
 	// than one place to misbehave ("active" and "group" for the two NNTP
-	// listings); "" for most.
+	// listings, "short" and "long" for an FTP transfer that does not match
+	// its SIZE); "" for most.
 	Variant string
-	// Want is the kind of error (fetch.ErrTimeout, fetch.ErrProtocol, ...)
-	// the fetch must end with: at Fetch, or reading the Body, or walking
-	// the Entries.
-	Want error
 	// NA, when not "", says why the behaviour does not apply to the
-	// protocol; Want is then nil and no Server serves the case.
+	// protocol; no Server serves the case.
 	NA string
 	// Gap, when not "", names a known failure not fixed yet: the server
 	// serves the case, and the tests skip it with this text.
@@ -157,96 +153,90 @@ const (
 // Cases returns the protocol × behaviour table, one Case per cell (two
 // for the cells where a protocol has two places to misbehave).
 func Cases() []Case {
-	p, t := fetch.ErrProtocol, fetch.ErrTimeout
 	return []Case{
-		{Protocol: HTTP, Behaviour: StallBefore, Want: t},
-		{Protocol: HTTP, Behaviour: StallDuring, Want: t},
-		{Protocol: HTTP, Behaviour: EndlessLine, Want: p},
+		{Protocol: HTTP, Behaviour: StallBefore},
+		{Protocol: HTTP, Behaviour: StallDuring},
+		{Protocol: HTTP, Behaviour: EndlessLine},
 		{Protocol: HTTP, Behaviour: EndlessListing, NA: naNoListing + ": a server's index page is a document"},
-		{Protocol: HTTP, Behaviour: Huge, Want: p},
-		{Protocol: HTTP, Behaviour: Garbage, Want: p},
-		{Protocol: HTTP, Behaviour: WrongLength, Want: p},
-		{Protocol: HTTP, Behaviour: CloseMidTransfer, Want: p},
+		{Protocol: HTTP, Behaviour: Huge},
+		{Protocol: HTTP, Behaviour: Garbage},
+		{Protocol: HTTP, Behaviour: WrongLength},
+		{Protocol: HTTP, Behaviour: CloseMidTransfer},
 
-		{Protocol: FTP, Behaviour: StallBefore, Want: t},
-		{Protocol: FTP, Behaviour: StallDuring, Want: t},
-		{Protocol: FTP, Behaviour: EndlessLine, Want: p},
-		{Protocol: FTP, Behaviour: EndlessListing, Want: p},
-		{Protocol: FTP, Behaviour: Huge, Want: p},
-		{Protocol: FTP, Behaviour: Garbage, Want: p},
-		// Fewer bytes than SIZE said: the transfer broke off, and a retry
-		// may resume it (ErrConnect). More: the server is wrong.
-		{Protocol: FTP, Behaviour: WrongLength, Variant: "short", Want: fetch.ErrConnect},
-		{Protocol: FTP, Behaviour: WrongLength, Variant: "long", Want: p},
-		// The driver calls a control connection that breaks a broken
-		// connection (ErrConnect: a retry may help).
-		{Protocol: FTP, Behaviour: CloseMidTransfer, Want: fetch.ErrConnect},
+		{Protocol: FTP, Behaviour: StallBefore},
+		{Protocol: FTP, Behaviour: StallDuring},
+		{Protocol: FTP, Behaviour: EndlessLine},
+		{Protocol: FTP, Behaviour: EndlessListing},
+		{Protocol: FTP, Behaviour: Huge},
+		{Protocol: FTP, Behaviour: Garbage},
+		// Fewer bytes come than SIZE said ("short"), or more ("long").
+		{Protocol: FTP, Behaviour: WrongLength, Variant: "short"},
+		{Protocol: FTP, Behaviour: WrongLength, Variant: "long"},
+		{Protocol: FTP, Behaviour: CloseMidTransfer},
 
-		{Protocol: Gopher, Behaviour: StallBefore, Want: t},
-		{Protocol: Gopher, Behaviour: StallDuring, Want: t},
-		{Protocol: Gopher, Behaviour: EndlessLine, Want: p},
-		{Protocol: Gopher, Behaviour: EndlessListing, Want: p},
+		{Protocol: Gopher, Behaviour: StallBefore},
+		{Protocol: Gopher, Behaviour: StallDuring},
+		{Protocol: Gopher, Behaviour: EndlessLine},
+		{Protocol: Gopher, Behaviour: EndlessListing},
 		{Protocol: Gopher, Behaviour: Huge, NA: naGopherHuge},
 		{Protocol: Gopher, Behaviour: Garbage, NA: naGopherGarbage},
 		{Protocol: Gopher, Behaviour: WrongLength, NA: naNoLength + " (RFC 1436); Gopher+ \"+N\" is in the gopher+ row"},
 		{Protocol: Gopher, Behaviour: CloseMidTransfer, NA: naGopherEnd},
 
-		{Protocol: GopherPlus, Behaviour: StallBefore, Want: t},
-		{Protocol: GopherPlus, Behaviour: StallDuring, Want: t},
-		{Protocol: GopherPlus, Behaviour: EndlessLine, Want: p},
+		{Protocol: GopherPlus, Behaviour: StallBefore},
+		{Protocol: GopherPlus, Behaviour: StallDuring},
+		{Protocol: GopherPlus, Behaviour: EndlessLine},
 		{Protocol: GopherPlus, Behaviour: EndlessListing, NA: naPlusListing},
-		{Protocol: GopherPlus, Behaviour: Huge, Want: p},
-		// Attribute blocks that are not there: the driver says the server
-		// may not speak Gopher+ at all.
-		{Protocol: GopherPlus, Behaviour: Garbage, Want: fetch.ErrUnsupported},
-		{Protocol: GopherPlus, Behaviour: WrongLength, Want: p},
-		{Protocol: GopherPlus, Behaviour: CloseMidTransfer, Want: p},
+		{Protocol: GopherPlus, Behaviour: Huge},
+		{Protocol: GopherPlus, Behaviour: Garbage},
+		{Protocol: GopherPlus, Behaviour: WrongLength},
+		{Protocol: GopherPlus, Behaviour: CloseMidTransfer},
 
-		{Protocol: NNTP, Behaviour: StallBefore, Want: t},
-		{Protocol: NNTP, Behaviour: StallDuring, Want: t},
-		{Protocol: NNTP, Behaviour: EndlessLine, Want: p},
-		{Protocol: NNTP, Behaviour: EndlessListing, Variant: "active", Want: p},
-		{Protocol: NNTP, Behaviour: EndlessListing, Variant: "group", Want: p},
-		{Protocol: NNTP, Behaviour: Huge, Want: p},
-		{Protocol: NNTP, Behaviour: Garbage, Want: p},
+		{Protocol: NNTP, Behaviour: StallBefore},
+		{Protocol: NNTP, Behaviour: StallDuring},
+		{Protocol: NNTP, Behaviour: EndlessLine},
+		{Protocol: NNTP, Behaviour: EndlessListing, Variant: "active"},
+		{Protocol: NNTP, Behaviour: EndlessListing, Variant: "group"},
+		{Protocol: NNTP, Behaviour: Huge},
+		{Protocol: NNTP, Behaviour: Garbage},
 		{Protocol: NNTP, Behaviour: WrongLength, NA: naNoLength + ": every block ends at its dot line"},
-		{Protocol: NNTP, Behaviour: CloseMidTransfer, Want: p},
+		{Protocol: NNTP, Behaviour: CloseMidTransfer},
 
-		{Protocol: SMTP, Behaviour: StallBefore, Want: t},
-		{Protocol: SMTP, Behaviour: StallDuring, Want: t},
-		{Protocol: SMTP, Behaviour: EndlessLine, Want: p},
+		{Protocol: SMTP, Behaviour: StallBefore},
+		{Protocol: SMTP, Behaviour: StallDuring},
+		{Protocol: SMTP, Behaviour: EndlessLine},
 		{Protocol: SMTP, Behaviour: EndlessListing, NA: naNoListing + ": a mailto: URL sends a message"},
-		{Protocol: SMTP, Behaviour: Huge, Want: p},
-		{Protocol: SMTP, Behaviour: Garbage, Want: p},
+		{Protocol: SMTP, Behaviour: Huge},
+		{Protocol: SMTP, Behaviour: Garbage},
 		{Protocol: SMTP, Behaviour: WrongLength, NA: naNoLength + ": the message ends with the dot line the client sends"},
-		{Protocol: SMTP, Behaviour: CloseMidTransfer, Want: p},
+		{Protocol: SMTP, Behaviour: CloseMidTransfer},
 
-		{Protocol: Telnet, Behaviour: StallBefore, Want: t},
-		{Protocol: Telnet, Behaviour: StallDuring, Want: t},
-		{Protocol: Telnet, Behaviour: EndlessLine, Want: p},
+		{Protocol: Telnet, Behaviour: StallBefore},
+		{Protocol: Telnet, Behaviour: StallDuring},
+		{Protocol: Telnet, Behaviour: EndlessLine},
 		{Protocol: Telnet, Behaviour: EndlessListing, NA: naNoListing + ": a session"},
-		{Protocol: Telnet, Behaviour: Huge, Want: p},
-		{Protocol: Telnet, Behaviour: Garbage, Want: p},
+		{Protocol: Telnet, Behaviour: Huge},
+		{Protocol: Telnet, Behaviour: Garbage},
 		{Protocol: Telnet, Behaviour: WrongLength, NA: naNoLength + " (RFC 854)"},
 		{Protocol: Telnet, Behaviour: CloseMidTransfer, NA: naTelnetClose},
 
-		{Protocol: WAIS, Behaviour: StallBefore, Want: t},
-		{Protocol: WAIS, Behaviour: StallDuring, Want: t},
+		{Protocol: WAIS, Behaviour: StallBefore},
+		{Protocol: WAIS, Behaviour: StallDuring},
 		{Protocol: WAIS, Behaviour: EndlessLine, NA: naLengthPrefix},
 		{Protocol: WAIS, Behaviour: EndlessListing, NA: "a search result is one length-prefixed message, bounded by MaxMessageSize: Huge covers it"},
-		{Protocol: WAIS, Behaviour: Huge, Want: p},
-		{Protocol: WAIS, Behaviour: Garbage, Want: p},
-		{Protocol: WAIS, Behaviour: WrongLength, Want: p},
-		{Protocol: WAIS, Behaviour: CloseMidTransfer, Want: p},
+		{Protocol: WAIS, Behaviour: Huge},
+		{Protocol: WAIS, Behaviour: Garbage},
+		{Protocol: WAIS, Behaviour: WrongLength},
+		{Protocol: WAIS, Behaviour: CloseMidTransfer},
 
-		{Protocol: Z3950, Behaviour: StallBefore, Want: t},
-		{Protocol: Z3950, Behaviour: StallDuring, Want: t},
-		{Protocol: Z3950, Behaviour: EndlessLine, Want: p},
+		{Protocol: Z3950, Behaviour: StallBefore},
+		{Protocol: Z3950, Behaviour: StallDuring},
+		{Protocol: Z3950, Behaviour: EndlessLine},
 		{Protocol: Z3950, Behaviour: EndlessListing, NA: naZListing},
-		{Protocol: Z3950, Behaviour: Huge, Want: p},
-		{Protocol: Z3950, Behaviour: Garbage, Want: p},
-		{Protocol: Z3950, Behaviour: WrongLength, Want: p},
-		{Protocol: Z3950, Behaviour: CloseMidTransfer, Want: p},
+		{Protocol: Z3950, Behaviour: Huge},
+		{Protocol: Z3950, Behaviour: Garbage},
+		{Protocol: Z3950, Behaviour: WrongLength},
+		{Protocol: Z3950, Behaviour: CloseMidTransfer},
 
 		{Protocol: File, Behaviour: StallBefore, NA: naFile},
 		{Protocol: File, Behaviour: StallDuring, NA: naFile},
@@ -314,7 +304,12 @@ func Start(c Case) (*Server, error) {
 // Addr is the server's host:port.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// URL is the URL whose fetch meets the misbehaviour.
+// URL is the URL whose fetch meets the misbehaviour. A mailto: URL names
+// no server: the client must send it to Addr. A telnet: URL carries a
+// user and password, and the server misbehaves before the login prompt
+// that a client logging in waits for. The wais: URLs of the WAIS and
+// Z3950 servers look alike: the client must know which protocol it
+// speaks.
 func (s *Server) URL() string {
 	a := s.Addr()
 	switch s.Case.Protocol {
@@ -360,37 +355,6 @@ func (s *Server) URL() string {
 		return "wais://" + a + "/db?flamingo"
 	}
 	return ""
-}
-
-// Configure sets what the URL needs of the Client's drivers: the SMTP
-// server of mailto: URLs, the telnet login, the WAIS dialect. The
-// drivers must be fetch/all's.
-func (s *Server) Configure(c *fetch.Client) {
-	switch s.Case.Protocol {
-	case SMTP:
-		c.Driver("mailto").(*mailto.Driver).Server = s.Addr()
-	case Telnet:
-		c.Driver("telnet").(*telnet.Driver).Login = true
-	case WAIS:
-		c.Driver("wais").(*wais.Driver).Dialect = wais.DialectWAIS
-	case Z3950:
-		c.Driver("wais").(*wais.Driver).Dialect = wais.DialectZ3950
-	}
-}
-
-// Args are the fetch command's flags that do what Configure does.
-func (s *Server) Args() []string {
-	switch s.Case.Protocol {
-	case SMTP:
-		return []string{"--smtp-server", s.Addr()}
-	case Telnet:
-		return []string{"--login"}
-	case WAIS:
-		return []string{"--wais-dialect", "wais"}
-	case Z3950:
-		return []string{"--wais-dialect", "z3950"}
-	}
-	return nil
 }
 
 // Sent is how many bytes the server has written, on every connection.

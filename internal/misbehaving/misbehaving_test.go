@@ -1,4 +1,4 @@
-package misbehaving
+package misbehaving_test
 
 import (
 	"context"
@@ -12,6 +12,11 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
+	"github.com/urlfetch/urlfetch/fetch/mailto"
+	"github.com/urlfetch/urlfetch/fetch/telnet"
+	"github.com/urlfetch/urlfetch/fetch/wais"
+	"github.com/urlfetch/urlfetch/internal/misbehaving"
+	"github.com/urlfetch/urlfetch/internal/misbehaving/want"
 )
 
 const (
@@ -39,7 +44,7 @@ const (
 // clear error of a sensible kind, within its timeout, in bounded memory;
 // a short document is never reported complete.
 func TestDriversEndWithClearErrors(t *testing.T) {
-	for _, c := range Cases() {
+	for _, c := range misbehaving.Cases() {
 		if c.NA != "" {
 			continue // TestCases checks the reason is given
 		}
@@ -58,8 +63,8 @@ func TestDriversEndWithClearErrors(t *testing.T) {
 			switch {
 			case r.err == nil:
 				t.Fatalf("fetch %s ended without an error (%s)", r.url, r.stage)
-			case fetch.KindOf(r.err) != c.Want:
-				t.Errorf("fetch %s: %s error %q is of kind %v, want %v", r.url, r.stage, r.err, fetch.KindOf(r.err), c.Want)
+			case fetch.KindOf(r.err) != want.Kind(c):
+				t.Errorf("fetch %s: %s error %q is of kind %v, want %v", r.url, r.stage, r.err, fetch.KindOf(r.err), want.Kind(c))
 			}
 			if msg := r.err.Error(); len(msg) > maxMessage || strings.ContainsAny(msg, "\n\x00") {
 				t.Errorf("fetch %s: the error is %d bytes or holds a line break or NUL: %.200q...", r.url, len(msg), msg)
@@ -98,9 +103,9 @@ type result struct {
 // run fetches the URL of c's server through all.NewClient and reads all
 // it gives, as a program would: the Body of a Document, the Entries of a
 // Listing.
-func run(t *testing.T, c Case) result {
+func run(t *testing.T, c misbehaving.Case) result {
 	t.Helper()
-	srv, err := Start(c)
+	srv, err := misbehaving.Start(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +113,7 @@ func run(t *testing.T, c Case) result {
 	cl.IdleTimeout = idleTimeout
 	cl.ConnectTimeout = 2 * time.Second
 	cl.NetrcFile = "-"
-	srv.Configure(cl)
+	configure(cl, srv)
 	// A safety net only: each case must end long before it.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*boundTime)
 
@@ -124,6 +129,22 @@ func run(t *testing.T, c Case) result {
 	srv.Close()
 	r.sent, r.serverErr = srv.Sent(), srv.Err()
 	return r
+}
+
+// configure sets on cl's drivers, fetch/all's, what the URL of srv
+// needs: the SMTP server of mailto: URLs, the telnet login (the URL
+// carries a user and password), the dialect the WAIS server speaks.
+func configure(cl *fetch.Client, srv *misbehaving.Server) {
+	switch srv.Case.Protocol {
+	case misbehaving.SMTP:
+		cl.Driver("mailto").(*mailto.Driver).Server = srv.Addr()
+	case misbehaving.Telnet:
+		cl.Driver("telnet").(*telnet.Driver).Login = true
+	case misbehaving.WAIS:
+		cl.Driver("wais").(*wais.Driver).Dialect = wais.DialectWAIS
+	case misbehaving.Z3950:
+		cl.Driver("wais").(*wais.Driver).Dialect = wais.DialectZ3950
+	}
 }
 
 // fetchAll fetches rawURL and reads what comes back to its end. It
@@ -196,24 +217,25 @@ func size(n int64) string {
 }
 
 // The table has one cell per protocol and behaviour, each either with
-// the kind of error it wants or with the reason it does not apply.
+// the kind of error it wants (in package want) or with the reason it
+// does not apply.
 func TestCases(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range Cases() {
+	for _, c := range misbehaving.Cases() {
 		if seen[c.Name()] {
 			t.Errorf("case %s is in the table twice", c.Name())
 		}
 		seen[c.Name()] = true
 		seen[c.Protocol.String()+"/"+c.Behaviour.String()] = true
-		switch {
-		case (c.NA == "") == (c.Want == nil):
-			t.Errorf("case %s: NA %q and Want %v: exactly one must be set", c.Name(), c.NA, c.Want)
-		case c.Want != nil && fetch.KindOf(c.Want) != c.Want:
-			t.Errorf("case %s: Want %v is not a kind of fetch error", c.Name(), c.Want)
+		switch kind := want.Kind(c); {
+		case (c.NA == "") == (kind == nil):
+			t.Errorf("case %s: NA %q and want.Kind %v: exactly one must be set", c.Name(), c.NA, kind)
+		case kind != nil && fetch.KindOf(kind) != kind:
+			t.Errorf("case %s: want.Kind %v is not a kind of fetch error", c.Name(), kind)
 		}
 	}
-	for p := HTTP; p <= File; p++ {
-		for _, b := range behaviours {
+	for p := misbehaving.HTTP; p <= misbehaving.File; p++ {
+		for _, b := range misbehaving.Behaviours {
 			if name := p.String() + "/" + b.String(); !seen[name] {
 				t.Errorf("the table has no cell %s", name)
 			}
@@ -224,7 +246,7 @@ func TestCases(t *testing.T) {
 // A server closed while a client waits on it ends every connection and
 // goroutine it has: Close returns, and the client sees the close.
 func TestCloseEndsStalls(t *testing.T) {
-	srv, err := Start(Case{Protocol: HTTP, Behaviour: StallBefore, Want: fetch.ErrTimeout})
+	srv, err := misbehaving.Start(misbehaving.Case{Protocol: misbehaving.HTTP, Behaviour: misbehaving.StallBefore})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,10 +262,7 @@ func TestCloseEndsStalls(t *testing.T) {
 	// Wait until the server holds the connection, then close it.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		srv.mu.Lock()
-		n := len(srv.conns)
-		srv.mu.Unlock()
-		if n > 0 {
+		if srv.Conns() > 0 {
 			break
 		}
 		if time.Now().After(deadline) {

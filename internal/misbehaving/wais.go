@@ -3,17 +3,15 @@ package misbehaving
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"strconv"
+
+	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
 // The WAIS dialect (Z39.50-1988 in its own tag-length-value encoding
 // behind a 25-byte ASCII header; /work/shared/notes/wais.md) and
 // Z39.50-1995 in BER: just enough of each to answer an Init and to
-// misbehave in a reply.
-
-// waisHeaderTail follows the ten-digit length in a WAIS message header.
-const waisHeaderTail = "z2wais        0"
+// misbehave in a reply. Messages are framed with internal/waiswire, as
+// the client frames them: only what the servers say is their own.
 
 // WAIS PDU types and tags.
 const (
@@ -30,35 +28,13 @@ const (
 	waisTagTextGroup   = 153
 )
 
+// maxClientMessage bounds a message the servers read from the client.
+const maxClientMessage = 1 << 20
+
 // waisFrame puts the message header in front of an APDU; length is what
-// the header declares.
+// the header declares, which need not be what follows.
 func waisFrame(apdu []byte, length int) []byte {
-	return append(fmt.Appendf(nil, "%010d%s", length, waisHeaderTail), apdu...)
-}
-
-// appendWAISInt appends v as a WAIS compressed integer: base 128,
-// big-endian, the high bit on every byte but the last.
-func appendWAISInt(b []byte, v int) []byte {
-	var tmp [8]byte
-	i := len(tmp) - 1
-	tmp[i] = byte(v & 0x7f)
-	for v >>= 7; v > 0; v >>= 7 {
-		i--
-		tmp[i] = byte(v&0x7f) | 0x80
-	}
-	return append(b, tmp[i:]...)
-}
-
-func appendWAISField(b []byte, tag int, val []byte) []byte {
-	b = appendWAISInt(b, tag)
-	b = appendWAISInt(b, len(val))
-	return append(b, val...)
-}
-
-// waisAPDU joins the Z39.50 part, behind its 2-byte length, and the WAIS
-// part.
-func waisAPDU(z, w []byte) []byte {
-	return append(append([]byte{byte(len(z) >> 8), byte(len(z))}, z...), w...)
+	return append(waiswire.AppendHeader(nil, length), apdu...)
 }
 
 // waisInitResponseAPDU accepts the Init, with a maximum record size of
@@ -66,36 +42,26 @@ func waisAPDU(z, w []byte) []byte {
 // length 0).
 func waisInitResponseAPDU() []byte {
 	z := []byte{waisInitResponse, 1}
-	z = appendWAISField(z, waisTagVersion, []byte{0x80})
-	z = appendWAISField(z, waisTagOptions, []byte{0x80})
-	z = appendWAISField(z, waisTagMaxRecord, []byte{0x01, 0x86, 0xa0})
-	return waisAPDU(z, []byte{0x63, 0x06, 0x64, 0x01, 0x00, 0x65, 0x01, 0x00})
+	z = waiswire.AppendTLV(z, waisTagVersion, []byte{0x80})
+	z = waiswire.AppendTLV(z, waisTagOptions, []byte{0x80})
+	z = waiswire.AppendTLV(z, waisTagMaxRecord, []byte{0x01, 0x86, 0xa0})
+	return waiswire.JoinAPDU(z, []byte{0x63, 0x06, 0x64, 0x01, 0x00, 0x65, 0x01, 0x00})
 }
 
 // waisTextAPDU is a Search-response holding one document-text group.
 func waisTextAPDU(text []byte) []byte {
 	z := []byte{waisSearchResponse, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}
-	z = appendWAISField(z, waisTagPresent, []byte{0})
-	g := appendWAISField(nil, waisTagDocID, []byte("\x02\x02db\x03\x0e0 5000 doc.txt"))
-	g = appendWAISField(g, waisTagVersionNum, []byte{0})
-	g = appendWAISField(g, waisTagDocText, text)
-	w := appendWAISField(nil, waisTagUserInfo, appendWAISField(nil, waisTagTextGroup, g))
-	return waisAPDU(z, w)
+	z = waiswire.AppendTLV(z, waisTagPresent, []byte{0})
+	g := waiswire.AppendTLV(nil, waisTagDocID, []byte("\x02\x02db\x03\x0e0 5000 doc.txt"))
+	g = waiswire.AppendTLV(g, waisTagVersionNum, []byte{0})
+	g = waiswire.AppendTLV(g, waisTagDocText, text)
+	w := waiswire.AppendTLV(nil, waisTagUserInfo, waiswire.AppendTLV(nil, waisTagTextGroup, g))
+	return waiswire.JoinAPDU(z, w)
 }
 
 // readWAIS reads one message from the client and returns its APDU.
 func (c *conn) readWAIS() ([]byte, error) {
-	h := make([]byte, len("0000000000")+len(waisHeaderTail))
-	if _, err := io.ReadFull(c.br, h); err != nil {
-		return nil, err
-	}
-	n, err := strconv.Atoi(string(h[:10]))
-	if err != nil || n > 1<<20 {
-		return nil, fmt.Errorf("a WAIS header %q from the client", h)
-	}
-	apdu := make([]byte, n)
-	_, err = io.ReadFull(c.br, apdu)
-	return apdu, err
+	return waiswire.ReadMessage(c.br, maxClientMessage)
 }
 
 // serveWAIS reads the Init and misbehaves in its reply, or in the reply
@@ -157,18 +123,9 @@ const (
 	berIndefinite     = 0x80
 )
 
-// berTLV encodes one element with a definite length (short or long form).
+// berTLV encodes one element with a definite length.
 func berTLV(id byte, content []byte) []byte {
-	b := []byte{id}
-	switch n := len(content); {
-	case n < 0x80:
-		b = append(b, byte(n))
-	case n < 0x100:
-		b = append(b, 0x81, byte(n))
-	default:
-		b = append(b, 0x82, byte(n>>8), byte(n))
-	}
-	return append(b, content...)
+	return append(waiswire.AppendBERLength([]byte{id}, len(content)), content...)
 }
 
 // zInitResponse is an InitializeResponse that accepts: versions 2 and 3,
@@ -187,46 +144,9 @@ func zInitResponse() []byte {
 	return berTLV(berInitResponse, f)
 }
 
-// readBER reads one element with a definite length from the client,
-// which sends no other kind.
+// readBER reads one element from the client.
 func (c *conn) readBER() ([]byte, error) {
-	id, err := c.br.ReadByte()
-	if err != nil {
-		return nil, err
-	}
-	if id&0x1f == 0x1f {
-		for {
-			b, err := c.br.ReadByte()
-			if err != nil {
-				return nil, err
-			}
-			if b&0x80 == 0 {
-				break
-			}
-		}
-	}
-	l, err := c.br.ReadByte()
-	if err != nil {
-		return nil, err
-	}
-	n := int(l)
-	if l&0x80 != 0 {
-		k := int(l & 0x7f)
-		if k == 0 || k > 3 {
-			return nil, fmt.Errorf("a BER length of form %#x from the client", l)
-		}
-		n = 0
-		for range k {
-			b, err := c.br.ReadByte()
-			if err != nil {
-				return nil, err
-			}
-			n = n<<8 | int(b)
-		}
-	}
-	content := make([]byte, n)
-	_, err = io.ReadFull(c.br, content)
-	return content, err
+	return waiswire.ReadBER(c.br, maxClientMessage)
 }
 
 // serveZ3950 reads the InitializeRequest and misbehaves in its reply, or
