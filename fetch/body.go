@@ -71,7 +71,7 @@ func (b *body) Read(p []byte) (int, error) {
 		b.mu.Unlock()
 		return 0, err
 	}
-	if err := b.ctx.Err(); err != nil {
+	if err := ContextError(b.ctx); err != nil {
 		// A cancelled fetch drops its exchange; Close does the rest.
 		b.err = err
 		b.mu.Unlock()
@@ -84,7 +84,7 @@ func (b *body) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	if err != io.EOF {
-		if cerr := b.ctx.Err(); cerr != nil {
+		if cerr := ContextError(b.ctx); cerr != nil {
 			err = cerr
 		}
 	}

@@ -155,7 +155,7 @@ func TestCheckLine(t *testing.T) {
 	}
 }
 
-func TestKindOf(t *testing.T) {
+func TestClass(t *testing.T) {
 	tests := []struct {
 		err  error
 		want error
@@ -163,13 +163,37 @@ func TestKindOf(t *testing.T) {
 		{Errorf(ErrNotFound, "550 no such file"), ErrNotFound},
 		{&Error{Op: "fetch", URL: "x", Err: Errorf(ErrTimeout, "slow")}, ErrTimeout},
 		{context.Canceled, context.Canceled},
-		{context.DeadlineExceeded, ErrTimeout},
+		// Issue 19: Class is exactly errors.Is over the classes; a
+		// deadline is ErrTimeout once the Client or a Body says so.
+		{context.DeadlineExceeded, nil},
+		{contextError(context.DeadlineExceeded), ErrTimeout},
 		{errors.New("other"), nil},
 	}
 	for _, tt := range tests {
-		if got := KindOf(tt.err); got != tt.want {
-			t.Errorf("KindOf(%v) = %v, want %v", tt.err, got, tt.want)
+		if got := Class(tt.err); got != tt.want {
+			t.Errorf("Class(%v) = %v, want %v", tt.err, got, tt.want)
 		}
+		if tt.want != nil && !errors.Is(tt.err, tt.want) {
+			t.Errorf("Class(%v) = %v but errors.Is does not find it", tt.err, tt.want)
+		}
+	}
+
+	// Through a Client and a Body: a passed deadline is ErrTimeout and
+	// context.DeadlineExceeded at once.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	<-ctx.Done()
+	c := &Client{}
+	c.Register("x", DriverFunc(func(ctx context.Context, req *Request) (*Response, error) {
+		return nil, ctx.Err()
+	}))
+	_, err := c.Fetch(ctx, "x://h/")
+	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Fetch after the deadline = %v; want ErrTimeout wrapping context.DeadlineExceeded", err)
+	}
+	_, err = NewBody(ctx, strings.NewReader("x"), BodyFuncs{}).Read(make([]byte, 1))
+	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Body.Read after the deadline = %v; want ErrTimeout wrapping context.DeadlineExceeded", err)
 	}
 	e := Errorf(ErrNotFound, "RETR %s: %w", "x", io.ErrUnexpectedEOF)
 	if e.Error() != "RETR x: unexpected EOF" || !errors.Is(e, io.ErrUnexpectedEOF) || !errors.Is(e, ErrNotFound) {

@@ -11,9 +11,10 @@ import (
 	"syscall"
 )
 
-// The kinds of failure. Every error a Client returns wraps at most one of
-// them; errors.Is finds it, and KindOf returns it. The fetch command maps
-// each to its own exit code.
+// The classes of failure. Every error a Client returns (and every error a
+// Body's Read returns) wraps at most one of them, or context.Canceled;
+// errors.Is finds it, and Class returns it. The fetch command maps each
+// to its own exit code.
 var (
 	// ErrNotFound: the resource does not exist (FTP 550, NNTP 430 and
 	// 411, a Gopher error item, HTTP 404 and 410, a missing file).
@@ -28,12 +29,16 @@ var (
 	// another protocol, a decoded CR, LF or NUL bound for a protocol line.
 	ErrUnsafe = errors.New("fetch: unsafe")
 	// ErrProtocol: the server broke its protocol: a reply that cannot be
-	// parsed, an early close, a length that does not add up.
+	// parsed, more bytes than it announced, a reply that never ends.
 	ErrProtocol = errors.New("fetch: protocol error")
-	// ErrTimeout: a connect, idle or overall timeout expired.
+	// ErrTimeout: a connect, idle or overall timeout expired; a
+	// context's deadline too (the error also wraps
+	// context.DeadlineExceeded).
 	ErrTimeout = errors.New("fetch: timeout")
 	// ErrConnect: the server could not be reached (refused, unreachable,
-	// no such host). A retry may help.
+	// no such host), or the connection to it broke before the exchange
+	// ended: closed or reset where more was due (ConnBroken), fewer
+	// bytes than announced. A retry may help, and resumes what came in.
 	ErrConnect = errors.New("fetch: cannot connect")
 	// ErrURL: the URL does not follow the syntax of RFC 1738, or a part
 	// of it is not what its scheme needs (an addr-spec). The error may
@@ -41,23 +46,46 @@ var (
 	ErrURL = errors.New("fetch: invalid URL")
 )
 
-var kinds = []error{ErrURL, ErrNotFound, ErrAuth, ErrUnsupported, ErrUnsafe, ErrProtocol, ErrTimeout, ErrConnect}
+// classes are the classes of failure, in the order Class tries them.
+var classes = []error{ErrURL, ErrNotFound, ErrAuth, ErrUnsupported, ErrUnsafe, ErrProtocol, ErrTimeout, ErrConnect, context.Canceled}
 
-// KindOf returns the kind sentinel err wraps, context.Canceled when the
-// fetch was cancelled, or nil.
-func KindOf(err error) error {
-	for _, k := range kinds {
+// Class returns the class of failure err is: the first of ErrURL,
+// ErrNotFound, ErrAuth, ErrUnsupported, ErrUnsafe, ErrProtocol,
+// ErrTimeout, ErrConnect and context.Canceled that errors.Is finds in it,
+// or nil. It is exactly that: an error of a deadline is ErrTimeout because
+// it wraps ErrTimeout (ContextError).
+func Class(err error) error {
+	for _, k := range classes {
 		if errors.Is(err, k) {
 			return k
 		}
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return ErrTimeout
-	}
-	if errors.Is(err, context.Canceled) {
-		return context.Canceled
-	}
 	return nil
+}
+
+// ContextError returns the error of a fetch whose context is done, or
+// nil: context.Canceled as it is, a passed deadline as an ErrTimeout that
+// wraps context.DeadlineExceeded.
+func ContextError(ctx context.Context) error {
+	return contextError(ctx.Err())
+}
+
+func contextError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) {
+		return &kindError{kind: ErrTimeout, msg: "timed out", err: err}
+	}
+	return err
+}
+
+// ConnBroken reports whether err says the connection itself broke: the
+// peer closed it where more was due (io.EOF, io.ErrUnexpectedEOF), reset
+// it, or was gone when written to. This is the one rule of a broken
+// connection; a driver that meets one returns an ErrConnect error that
+// says what was under way.
+func ConnBroken(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, net.ErrClosed)
 }
 
 // Error is the error a Client returns: what it was doing, the URL (its
@@ -99,7 +127,10 @@ func Errorf(kind error, format string, args ...any) error {
 // classify gives a kind to the errors of the standard library that have
 // an obvious one, keeping the original reachable.
 func classify(err error) error {
-	if err == nil || KindOf(err) != nil {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return contextError(err)
+	}
+	if err == nil || Class(err) != nil {
 		return err
 	}
 	var ne net.Error
@@ -170,3 +201,34 @@ func Temporary(err error) bool {
 	var t interface{ Temporary() bool }
 	return errors.As(err, &t) && t.Temporary()
 }
+
+// A ReplyError is the negative reply of a line protocol's server (FTP,
+// NNTP, SMTP) to one command, in one shape for every driver, as go-smtp's
+// SMTPError and net/textproto's Error carry it. Drivers return it wrapped
+// with the class its code gives; errors.As finds it.
+type ReplyError struct {
+	// Command is the command refused, its password masked ("RETR motd",
+	// "ARTICLE <id>", "MAIL FROM:<a@x>"); "" for the server's greeting.
+	Command string
+	Code    int
+	// Msg is the text after the code, as the server wrote it (an SMTP
+	// enhanced status code included).
+	Msg string
+	// Transient says the reply means "not now": a retry may help (FTP's
+	// and SMTP's 4xx, NNTP's 400).
+	Transient bool
+	// Err is the protocol library's own error for the reply, if it has
+	// one (go-smtp's *smtp.SMTPError).
+	Err error
+}
+
+// Error is the reply as the server wrote it, on one line: "550 Failed to
+// open file."
+func (e *ReplyError) Error() string {
+	return strings.TrimSpace(fmt.Sprintf("%03d %s", e.Code, strings.Join(strings.Fields(e.Msg), " ")))
+}
+
+// Temporary reports whether a retry may help.
+func (e *ReplyError) Temporary() bool { return e.Transient }
+
+func (e *ReplyError) Unwrap() error { return e.Err }

@@ -37,6 +37,6 @@ func TestFileConformance(t *testing.T) {
 		Missing: fileURLOf(filepath.Join(root, "missing.txt")),
 		Listing: fileURLOf(filepath.Join(root, "dir")) + "/",
 		Inject:  []string{fileURLOf(root) + "/a%00b"},
-		Caps:    fetchtest.Caps{Resume: true},
+		Caps:    fetchtest.Caps{Resume: true, NoServer: true},
 	})
 }

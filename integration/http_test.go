@@ -16,6 +16,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	fetchhttp "github.com/urlfetch/urlfetch/fetch/http"
+	"github.com/urlfetch/urlfetch/internal/misbehaving"
 )
 
 func httpBase(t testing.TB) string { return "http://" + addr(t, "HTTP") }
@@ -216,6 +217,9 @@ func TestHTTPConformance(t *testing.T) {
 		Denied:  base + "/status/403",
 		Redirect: func(_ testing.TB, target string) string {
 			return base + "/redirect/to?to=" + target
+		},
+		Broken: func(t testing.TB) string {
+			return misbehaving.Serve(t, misbehaving.HTTP, misbehaving.CloseMidTransfer).URL()
 		},
 		Caps: fetchtest.Caps{Resume: true, NoProtocolLines: true},
 	})

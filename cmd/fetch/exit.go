@@ -48,7 +48,7 @@ func exitCode(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	kind := fetch.KindOf(err)
+	kind := fetch.Class(err)
 	for _, e := range exitTable {
 		if e.kind != nil && errors.Is(kind, e.kind) {
 			return e.code

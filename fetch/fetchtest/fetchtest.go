@@ -81,6 +81,16 @@ type Opt struct {
 	// Required unless Caps.NoProtocolLines.
 	Inject []string
 
+	// Invalid are URLs of Scheme that parse but that the scheme's view
+	// refuses (a bad ;type= of ftp, a user in an http URL): each must
+	// fail with ErrURL, as in every driver.
+	Invalid []string
+	// Broken, if set, returns a URL whose server closes the connection in
+	// the middle of its reply: the fetch must end with ErrConnect, at
+	// Fetch or reading the Body, as in every driver (fetch.ConnBroken).
+	// internal/misbehaving's CloseMidTransfer servers are such servers.
+	Broken func(t testing.TB) string
+
 	// Redirect, if set, returns a URL of Scheme whose server answers with
 	// a redirect to target, an absolute URL with no character that needs
 	// escaping in a query. The driver must return that redirect unfollowed
@@ -140,6 +150,9 @@ type Caps struct {
 	// NoIdleTimeout: the Stall URL does not wait on a connection (a local
 	// FIFO), so the Client's IdleTimeout cannot end it.
 	NoIdleTimeout bool
+	// NoServer: the driver connects to no server (file:), so a URL of
+	// its scheme cannot be refused a connection.
+	NoServer bool
 }
 
 // Time limits of the suite. A cancellation must take effect within
@@ -236,6 +249,10 @@ var checks = []check{
 	{"CancelAfterFetch", checkCancelAfterFetch},
 	{"CancelStalled", checkCancelStalled},
 	{"IdleTimeout", checkIdleTimeout},
+	{"Deadline", checkDeadline},
+	{"Refused", checkRefused},
+	{"Invalid", checkInvalid},
+	{"Broken", checkBroken},
 	{"UnknownScheme", checkUnknownScheme},
 	{"PortPolicy", checkPortPolicy},
 }
@@ -971,6 +988,82 @@ func checkIdleTimeout(t testing.TB, s *suite) {
 		}
 	case <-limit.C:
 		t.Errorf("Fetch(%q) with IdleTimeout %v still blocked after %v", raw, idleTimeout, idleTimeout+cancelLimit)
+	}
+}
+
+// The checks below hold every driver to the same class of error for the
+// same event: a deadline that passes, a server that refuses the
+// connection, a URL the scheme's view refuses, a connection that breaks.
+
+// checkDeadline: a context whose deadline passes ends a stalled fetch with
+// ErrTimeout, which is context.DeadlineExceeded too.
+func checkDeadline(t testing.TB, s *suite) {
+	if s.opt.Stall == nil {
+		t.Skip("no Opt.Stall URL")
+	}
+	raw := s.opt.Stall(t)
+	c, _ := s.client(t)
+	ctx, cancel := context.WithTimeout(t.Context(), idleTimeout)
+	defer cancel()
+	done := startStall(ctx, c, raw)
+	limit := time.NewTimer(idleTimeout + cancelLimit)
+	defer limit.Stop()
+	select {
+	case r := <-done:
+		if !errors.Is(r.err, fetch.ErrTimeout) || !errors.Is(r.err, context.DeadlineExceeded) || fetch.Class(r.err) != fetch.ErrTimeout {
+			t.Errorf("Fetch(%q) past its context's deadline: %s error = %v, want ErrTimeout and context.DeadlineExceeded", raw, r.phase, r.err)
+		}
+	case <-limit.C:
+		t.Errorf("Fetch(%q) still blocked %v after its context's deadline", raw, cancelLimit)
+	}
+}
+
+// checkRefused: a server that refuses the connection is ErrConnect. The
+// URL is Found[0]'s with its host and port made a closed port of
+// 127.0.0.1.
+func checkRefused(t testing.TB, s *suite) {
+	u, err := uri.Parse(s.opt.Found[0].URL)
+	if err != nil || !u.Authority || s.opt.Caps.NoServer {
+		t.Skipf("%s URLs name no server", s.opt.Scheme)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	u.Host, u.Port = "127.0.0.1", port
+	c, _ := s.client(t)
+	s.wantKind(t, c, u.String(), fetch.ErrConnect, "ErrConnect")
+}
+
+// checkInvalid: a URL the scheme's view refuses is ErrURL.
+func checkInvalid(t testing.TB, s *suite) {
+	if len(s.opt.Invalid) == 0 {
+		t.Skip("no Opt.Invalid URLs")
+	}
+	c, _ := s.client(t)
+	for _, raw := range s.opt.Invalid {
+		s.wantKind(t, c, raw, fetch.ErrURL, "ErrURL")
+	}
+}
+
+// checkBroken: a connection that breaks in the middle of a reply is
+// ErrConnect, at Fetch or reading the Body.
+func checkBroken(t testing.TB, s *suite) {
+	if s.opt.Broken == nil {
+		t.Skip("no Opt.Broken URL")
+	}
+	raw := s.opt.Broken(t)
+	c, _ := s.client(t)
+	resp, body, readErr, err := fetchAll(s.context(t), c, raw)
+	phase := "Fetch"
+	if err == nil {
+		resp.Body.Close()
+		phase, err = "reading Body", readErr
+	}
+	if !errors.Is(err, fetch.ErrConnect) || fetch.Class(err) != fetch.ErrConnect {
+		t.Errorf("Fetch(%q) from a server that closes mid-reply: %s error = %v (after %d bytes), want ErrConnect", raw, phase, err, len(body))
 	}
 }
 

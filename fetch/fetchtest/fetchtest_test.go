@@ -40,6 +40,8 @@ type fake struct {
 	silent         bool  // traces nothing
 	rawDial        bool  // dials around the Client's dial path
 	follows        bool  // follows a redirect itself
+	rawContext     bool  // a Body\'s read past the deadline returns the context\'s bare error
+	dialKind       error // a failed dial is an error of this kind
 	ownClosedError bool  // a read after Close fails with an error of its own
 
 	stallAddr string // a server that accepts and never writes
@@ -80,6 +82,17 @@ func (d *fake) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, 
 		if d.leaksBasic {
 			req.Trace(fetch.Out, "Authorization: Basic "+basicAuth(req.URL))
 		}
+	}
+	if req.URL.Port != 0 && path != "/fetchtest-target" {
+		// A server of its own: the suite's Refused check points here.
+		conn, err := req.Dial(ctx)
+		if err != nil {
+			if d.dialKind != nil {
+				return nil, fetch.Errorf(d.dialKind, "fake: %v", err)
+			}
+			return nil, err
+		}
+		conn.Close()
 	}
 	switch {
 	case path == "/denied":
@@ -184,7 +197,12 @@ func (d *fake) netStall(ctx context.Context, req *fetch.Request) (*fetch.Respons
 	if err != nil {
 		return nil, err
 	}
-	return &fetch.Response{Kind: fetch.Document, Length: -1, Body: conn}, nil
+	if d.rawDial {
+		return &fetch.Response{Kind: fetch.Document, Length: -1, Body: conn}, nil
+	}
+	return &fetch.Response{Kind: fetch.Document, Length: -1, Body: fetch.NewBody(ctx, conn, fetch.BodyFuncs{
+		Close: func(bool) error { return conn.Close() },
+	})}, nil
 }
 
 func (d *fake) body(ctx context.Context, s string) io.ReadCloser {
@@ -211,7 +229,7 @@ func (b *fakeBody) Read(p []byte) (int, error) {
 		}
 		return 0, fetch.ErrBodyClosed
 	}
-	if err := b.ctx.Err(); err != nil && !b.d.readAfterEnd {
+	if err := b.d.ctxErr(b.ctx); err != nil && !b.d.readAfterEnd {
 		return 0, err
 	}
 	return b.r.Read(p)
@@ -240,7 +258,16 @@ func (b *stallBody) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	<-b.ctx.Done()
-	return 0, b.ctx.Err()
+	return 0, b.d.ctxErr(b.ctx)
+}
+
+// ctxErr is the error of a done context as fetch.NewBody gives it, or,
+// for the fault rawContext, as the context gives it.
+func (d *fake) ctxErr(ctx context.Context) error {
+	if d.rawContext {
+		return ctx.Err()
+	}
+	return fetch.ContextError(ctx)
 }
 
 func (b *stallBody) Close() error { return nil }
@@ -401,6 +428,8 @@ func TestSuiteCatches(t *testing.T) {
 		{"no idle timeout", &fake{rawDial: true}, "IdleTimeout", "still blocked after 1.2s"},
 		{"raw dial ignores cancel", &fake{rawDial: true}, "CancelStalled", "still blocked 1s after cancel()"},
 		{"follows a redirect", &fake{follows: true}, "NoFollow", "a driver never follows a redirect"},
+		{"deadline not ErrTimeout", &fake{rawContext: true}, "Deadline", "want ErrTimeout and context.DeadlineExceeded"},
+		{"refused not ErrConnect", &fake{dialKind: fetch.ErrProtocol}, "Refused", "want ErrConnect"},
 	}
 	for _, tt := range tests {
 		var opt Opt

@@ -604,7 +604,8 @@ func TestConformance(t *testing.T) {
 		Listing: fileURL(dir) + "/",
 		Stall:   fifoStall(),
 		Inject:  []string{fileURL(dir) + "/a%00b"},
-		Caps:    fetchtest.Caps{Resume: true, NoIdleTimeout: true},
+		Invalid: []string{"file:relative/path"},
+		Caps:    fetchtest.Caps{Resume: true, NoIdleTimeout: true, NoServer: true},
 	}
 	if os.Geteuid() > 0 {
 		denied := writeFile(t, filepath.Join(dir, "denied"), "x")

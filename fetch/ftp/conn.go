@@ -141,17 +141,17 @@ func (d *Driver) session(ctx context.Context, req *fetch.Request, f *uri.FTP, lg
 
 // loginError classifies a failed login: a refusal is ErrAuth.
 func (s *session) loginError(user string, err error) error {
-	if kind := fetch.KindOf(err); kind != nil {
+	if kind := fetch.Class(err); kind != nil {
 		return err // the prompt's ErrAuth, a timeout, a cancellation
 	}
 	var te *textproto.Error
 	code, msg := s.lastCode, s.lastMsg()
 	if errors.As(err, &te) {
 		code, msg = te.Code, te.Msg
-	} else if brokenConn(err) || code == 0 {
+	} else if fetch.ConnBroken(err) || code == 0 {
 		return s.fail("login", err)
 	}
-	re := &ReplyError{Command: s.lastCmd, Code: code, Msg: msg}
+	re := replyError(s.lastCmd, code, msg)
 	if code == StatusNotAvailable {
 		return fetch.Errorf(fetch.ErrConnect, "ftp: login as %s: %w", user, re)
 	}
@@ -288,17 +288,17 @@ func (s *session) fail(cmd string, err error) error {
 	var te *textproto.Error
 	switch {
 	case errors.As(err, &te):
-		re := &ReplyError{Command: cmd, Code: te.Code, Msg: te.Msg}
+		re := replyError(cmd, te.Code, te.Msg)
 		if kind := replyKind(te.Code); kind != nil {
 			return fetch.Errorf(kind, "ftp: %s: %w", cmd, re)
 		}
 		return fmt.Errorf("ftp: %s: %w", cmd, re)
-	case fetch.KindOf(err) != nil:
+	case fetch.Class(err) != nil:
 		return fmt.Errorf("ftp: %s: %w", cmd, err)
 	case errors.As(err, new(textproto.ProtocolError)):
 		// A line that is no reply: "short response", "invalid response code".
 		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: %w", cmd, err)
-	case brokenConn(err):
+	case fetch.ConnBroken(err):
 		return fetch.Errorf(fetch.ErrConnect, "ftp: %s: the connection broke: %w", cmd, err)
 	}
 	return fmt.Errorf("ftp: %s: %w", cmd, err)

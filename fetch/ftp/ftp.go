@@ -36,14 +36,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/textproto"
 	"os"
 	"os/user"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jlaffaye/ftp"
@@ -158,22 +156,15 @@ const ServerChosenAnonymousPassword = "anonymous@"
 func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
 
 // ReplyError is a negative reply of the server. Fetch returns it wrapped:
-// errors.As finds it, and errors.Is the fetch kind its code gives (530
-// ErrAuth, 550 ErrNotFound, 421 ErrConnect).
-type ReplyError struct {
-	// Command is the command refused, its password masked: "RETR motd".
-	Command string
-	Code    int
-	Msg     string
-}
+// errors.As finds it, and errors.Is the fetch class its code gives (530
+// ErrAuth, 550 ErrNotFound, 421 ErrConnect). A 4xx reply (RFC 959's
+// transient negative completion, such as 421) is Temporary.
+type ReplyError = fetch.ReplyError
 
-func (e *ReplyError) Error() string {
-	return fmt.Sprintf("%d %s", e.Code, strings.Join(strings.Fields(e.Msg), " "))
+// replyError is the ReplyError of code and msg in answer to command.
+func replyError(command string, code int, msg string) *ReplyError {
+	return &ReplyError{Command: command, Code: code, Msg: msg, Transient: code >= 400 && code < 500}
 }
-
-// Temporary reports whether a retry may help: a 4xx reply (RFC 959's
-// transient negative completion), such as 421.
-func (e *ReplyError) Temporary() bool { return e.Code >= 400 && e.Code < 500 }
 
 // Fetch runs the retrieval algorithm of RFC 1738 section 3.2 for
 // req.URL. A refused command's error wraps a *ReplyError.
@@ -183,7 +174,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	}
 	f, err := req.URL.FTP()
 	if err != nil {
-		return nil, fetch.Errorf(fetch.ErrUnsupported, "ftp: %w", err)
+		return nil, fetch.Errorf(fetch.ErrURL, "ftp: %w", err)
 	}
 	if f.Host == "" {
 		return nil, fetch.Errorf(fetch.ErrUnsupported, "ftp: URL without a host")
@@ -528,14 +519,7 @@ func stale(err error) bool {
 	if errors.As(err, &re) {
 		return re.Code == StatusNotAvailable
 	}
-	return errors.Is(err, errStale) || brokenConn(err)
-}
-
-// brokenConn reports whether err says the connection itself broke.
-func brokenConn(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, net.ErrClosed)
+	return errors.Is(err, errStale) || fetch.ConnBroken(err)
 }
 
 // errStale: a reused connection could not get back to its entry

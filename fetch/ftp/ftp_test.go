@@ -16,6 +16,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
+	"github.com/urlfetch/urlfetch/internal/misbehaving"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -46,6 +47,9 @@ func TestConformance(t *testing.T) {
 			srv.URL("/readme%00.txt"),
 			srv.URLAs("joe%0D%0A", "/readme.txt"),
 			srv.URLAs("joe:se%0Acret", "/readme.txt"),
+		},
+		Broken: func(t testing.TB) string {
+			return misbehaving.Serve(t, misbehaving.FTP, misbehaving.CloseMidTransfer).URL()
 		},
 		Caps: fetchtest.Caps{Resume: true},
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
+	"github.com/urlfetch/urlfetch/internal/misbehaving"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -277,9 +278,11 @@ func TestPlusHeader_FakeServer(t *testing.T) {
 	}{
 		{"/0/exact%09%09+", "hello", "length", 5, nil, ""},
 		{"/9/exact%09%09+", "hello", "length", 5, nil, ""},
-		{"/9/short%09%09+", "hello", "", 10, fetch.ErrProtocol, "after 5 of the 10 bytes"},
+		// A connection that breaks before the reply ends: ErrConnect
+		// (issue 19: one rule of a broken connection).
+		{"/9/short%09%09+", "hello", "", 10, fetch.ErrConnect, "after 5 of the 10 bytes"},
 		{"/0/dot%09%09+", "ab\r\n.c\r\n", "dot", -1, nil, ""},
-		{"/0/nodot%09%09+", "ab\r\n", "", -1, fetch.ErrProtocol, `before the "." line`},
+		{"/0/nodot%09%09+", "ab\r\n", "", -1, fetch.ErrConnect, `before the "." line`},
 		{"/0/close%09%09+", ".\r\n..x\r\n", "close", -1, nil, ""},
 		{"/0/gone%09%09+", "", "", 0, fetch.ErrNotFound, `gopher: "/gone": It is gone. (Gopher+ error 1, Admin <a@example.org>)`},
 		{"/0/busy%09%09+", "", "", 0, fetch.ErrProtocol, "Too busy."},
@@ -405,7 +408,7 @@ func TestEndlessMenu_FakeServer(t *testing.T) {
 			break
 		}
 	}
-	if !errors.Is(lastErr, context.DeadlineExceeded) || fetch.KindOf(lastErr) != fetch.ErrTimeout {
+	if !errors.Is(lastErr, context.DeadlineExceeded) || fetch.Class(lastErr) != fetch.ErrTimeout {
 		t.Errorf("unbounded endless menu: %v, want the deadline", lastErr)
 	}
 }
@@ -638,7 +641,10 @@ func TestConformance_FakeServer(t *testing.T) {
 		Listing: s.URL("/1/menu"),
 		Stall:   func(testing.TB) string { return s.URL("/0/stall") },
 		Inject:  []string{s.URL("/0/a%0D%0Ab"), s.URL("/0/a%00"), s.URL("/7/s%09a%0Ab")},
-		Caps:    fetchtest.Caps{MixedSchemes: true},
+		Broken: func(t testing.TB) string {
+			return misbehaving.Serve(t, misbehaving.GopherPlus, misbehaving.CloseMidTransfer).URL()
+		},
+		Caps: fetchtest.Caps{MixedSchemes: true},
 	})
 }
 

@@ -125,7 +125,7 @@ func (t *textReader) after(err error) {
 	case err == nil || err == bufio.ErrBufferFull:
 	case err == io.EOF && t.needDot:
 		t.decide(raw)
-		t.err = fetch.Errorf(fetch.ErrProtocol, `gopher: the server closed the connection before the "." line that ends the %s (its +-1 header promised one)`, t.what)
+		t.err = fetch.Errorf(fetch.ErrConnect, `gopher: the server closed the connection before the "." line that ends the %s (its +-1 header promised one)`, t.what)
 	case err == io.EOF:
 		t.finish(t.eofEnd)
 	default:
@@ -262,7 +262,7 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	e.left -= int64(n)
 	if err == io.EOF {
 		if e.left > 0 {
-			return n, fetch.Errorf(fetch.ErrProtocol, "gopher: the server closed the connection after %d of the %d bytes its +%d header announced", e.size-e.left, e.size, e.size)
+			return n, fetch.Errorf(fetch.ErrConnect, "gopher: the server closed the connection after %d of the %d bytes its +%d header announced", e.size-e.left, e.size, e.size)
 		}
 		err = nil
 	}

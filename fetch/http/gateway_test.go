@@ -304,8 +304,8 @@ func TestGatewayStatuses_RecordingServer(t *testing.T) {
 			t.Errorf("Fetch(%s) error %v; want a *StatusError %q of kind %v", tt.path, err, tt.status, tt.kind)
 			continue
 		}
-		if tt.kind == nil && fetch.KindOf(err) != nil {
-			t.Errorf("Fetch(%s) error %v has kind %v, want none", tt.path, err, fetch.KindOf(err))
+		if tt.kind == nil && fetch.Class(err) != nil {
+			t.Errorf("Fetch(%s) error %v has kind %v, want none", tt.path, err, fetch.Class(err))
 		}
 		msg := err.Error()
 		if strings.Contains(msg, "s3cret-pw") || !strings.Contains(msg, "ftp://joe:***@ftp.example.org"+tt.path) || !strings.Contains(msg, "gateway http://"+rec.addr) {

@@ -310,10 +310,10 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, 
 func newRequest(ctx context.Context, u *uri.URL) (*http.Request, error) {
 	h, err := u.HTTP()
 	if err != nil {
-		return nil, fetch.Errorf(fetch.ErrUnsupported, "%w", err)
+		return nil, fetch.Errorf(fetch.ErrURL, "%w", err)
 	}
 	if h.Host == "" {
-		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: URL without a host")
+		return nil, fetch.Errorf(fetch.ErrURL, "http: URL without a host")
 	}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Hostport()+"/", nil)
 	if err != nil {
@@ -423,13 +423,15 @@ func newBody(ctx context.Context, resp *http.Response) io.ReadCloser {
 	return fetch.NewBody(ctx, c, fetch.BodyFuncs{
 		End: func(err error) error {
 			switch {
-			case err == io.EOF, fetch.KindOf(err) != nil:
+			case err == io.EOF, fetch.Class(err) != nil:
 				return err
+			case !fetch.ConnBroken(err):
+				// A chunk that does not parse.
+				return fetch.Errorf(fetch.ErrProtocol, "http: the body cannot be read after %d bytes: %w", c.n, err)
 			case length >= 0:
-				return fetch.Errorf(fetch.ErrProtocol, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", c.n, length, err)
+				return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", c.n, length, err)
 			}
-			// A chunked body cut short, or a chunk that does not parse.
-			return fetch.Errorf(fetch.ErrProtocol, "http: the body broke off after %d bytes: %w", c.n, err)
+			return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d bytes: %w", c.n, err)
 		},
 		Close: func(bool) error { return resp.Body.Close() },
 	})
@@ -450,14 +452,18 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // replyError gives a kind to an error of the transport. Dialing, the
 // idle timeout and cancellation have theirs; another timeout (the TLS
 // handshake's) is the Client's to classify; a certificate that does not
-// verify keeps its own error. Every other failure comes of what the
-// server sent, or did not: a status line or header that does not parse
-// or does not end, a close before the reply ended.
+// verify keeps its own error. A connection closed or reset before the
+// reply came is a broken connection (ErrConnect). Every other failure
+// comes of what the server sent: a status line or header that does not
+// parse or does not end.
 func replyError(err error) error {
 	var cv *tls.CertificateVerificationError
 	var ne net.Error
-	if fetch.KindOf(err) != nil || errors.As(err, &cv) || errors.As(err, &ne) && ne.Timeout() {
+	switch {
+	case fetch.Class(err) != nil || errors.As(err, &cv) || errors.As(err, &ne) && ne.Timeout():
 		return err
+	case fetch.ConnBroken(err):
+		return fetch.Errorf(fetch.ErrConnect, "http: the server closed the connection before its reply ended: %w", err)
 	}
 	return fetch.Errorf(fetch.ErrProtocol, "http: the reply cannot be read: %w", err)
 }

@@ -111,42 +111,42 @@ type Driver struct {
 var _ fetch.Driver = (*Driver)(nil)
 
 // ReplyError is the SMTP server's refusal of one command, with its reply.
-// errors.As finds it, and through it the *smtp.SMTPError of go-smtp.
-type ReplyError struct {
-	// Command is the command refused, without its parameters ("MAIL
-	// FROM:<a@x>", "RCPT TO:<b@y>", "DATA"), "end of data" for the reply
-	// to the message, or "" for the server's greeting.
-	Command string
-	*smtp.SMTPError
+// Its Command is the command refused, without its parameters ("MAIL
+// FROM:<a@x>", "RCPT TO:<b@y>", "DATA"), "end of data" for the reply to
+// the message, or "" for the server's greeting; its Msg starts with the
+// enhanced status code when there is one. errors.As finds it, and through
+// it the *smtp.SMTPError of go-smtp.
+type ReplyError = fetch.ReplyError
+
+// newReplyError is the ReplyError of go-smtp's se in answer to command.
+func newReplyError(command string, se *smtp.SMTPError) *ReplyError {
+	msg := oneLine(se.Message)
+	if c := se.EnhancedCode; c[0] > 0 {
+		msg = strings.TrimSpace(fmt.Sprintf("%d.%d.%d %s", c[0], c[1], c[2], msg))
+	}
+	return &ReplyError{Command: command, Code: se.Code, Msg: msg, Transient: se.Temporary(), Err: se}
 }
 
-func (e *ReplyError) Error() string {
-	var b strings.Builder
+// commandName names the command of a reply in a message.
+func commandName(e *ReplyError) string {
 	if e.Command == "" {
-		b.WriteString("greeting")
-	} else {
-		b.WriteString(e.Command)
+		return "greeting"
 	}
-	fmt.Fprintf(&b, ": %03d", e.Code)
-	if c := e.EnhancedCode; c[0] > 0 {
-		fmt.Fprintf(&b, " %d.%d.%d", c[0], c[1], c[2])
-	}
-	if e.Message != "" {
-		b.WriteString(" ")
-		b.WriteString(oneLine(e.Message))
-	}
-	return b.String()
+	return e.Command
 }
 
-func (e *ReplyError) Unwrap() error { return e.SMTPError }
-
-// kind is the fetch error kind of a refusal: policy and authentication
-// (X.7.X, 530, 535, ...) is ErrAuth; a recipient's mailbox that does not
-// exist (5.1.X, or 550, 551, 553 without an enhanced code) ErrNotFound; a
-// server that refuses to talk at all ErrConnect. Others have no kind.
-func (e *ReplyError) kind() error {
-	subject := e.EnhancedCode[1]
-	if e.EnhancedCode[0] <= 0 {
+// replyKind is the fetch error kind of a refusal: policy and
+// authentication (X.7.X, 530, 535, ...) is ErrAuth; a recipient's mailbox
+// that does not exist (5.1.X, or 550, 551, 553 without an enhanced code)
+// ErrNotFound; a server that refuses to talk at all ErrConnect. Others
+// have no kind.
+func replyKind(e *ReplyError) error {
+	var enhanced smtp.EnhancedCode
+	if se, ok := e.Err.(*smtp.SMTPError); ok {
+		enhanced = se.EnhancedCode
+	}
+	subject := enhanced[1]
+	if enhanced[0] <= 0 {
 		subject = -1
 	}
 	switch {
@@ -183,7 +183,7 @@ func (e *RecipientError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(r.Error())
+		b.WriteString(commandName(r) + ": " + r.Error())
 	}
 	return b.String()
 }
@@ -198,7 +198,7 @@ func (e *RecipientError) Unwrap() []error {
 
 // withKind gives err the kind of its first refusal.
 func withKind(err error, first *ReplyError) error {
-	if k := first.kind(); k != nil {
+	if k := replyKind(first); k != nil {
 		return fetch.Errorf(k, "%w", err)
 	}
 	return err
@@ -668,7 +668,7 @@ func (s *session) send(ctx context.Context, e *envelope, m *message) (*fetch.Res
 			if !errors.As(err, &se) {
 				return nil, s.fail(cmd, err)
 			}
-			refused = append(refused, &ReplyError{Command: cmd, SMTPError: se})
+			refused = append(refused, newReplyError(cmd, se))
 			continue
 		}
 		accepted = append(accepted, rcpt)
@@ -731,11 +731,11 @@ func (s *session) send(ctx context.Context, e *envelope, m *message) (*fetch.Res
 func (s *session) fail(cmd string, err error) error {
 	var se *smtp.SMTPError
 	if errors.As(err, &se) {
-		re := &ReplyError{Command: cmd, SMTPError: se}
-		if k := re.kind(); k != nil {
-			return fetch.Errorf(k, "mailto: %s: %w", s.addr, re)
+		re := newReplyError(cmd, se)
+		if k := replyKind(re); k != nil {
+			return fetch.Errorf(k, "mailto: %s: %s: %w", s.addr, commandName(re), re)
 		}
-		return fmt.Errorf("mailto: %s: %w", s.addr, re)
+		return fmt.Errorf("mailto: %s: %s: %w", s.addr, commandName(re), re)
 	}
 	s.broken = true
 	if cmd == "" {
@@ -743,12 +743,12 @@ func (s *session) fail(cmd string, err error) error {
 	}
 	var pe textproto.ProtocolError
 	switch {
-	case fetch.KindOf(err) != nil:
+	case fetch.Class(err) != nil:
 		return fmt.Errorf("mailto: %s: %s: %w", s.addr, cmd, err)
 	case errors.As(err, &pe), errors.Is(err, smtp.ErrTooLongLine):
 		return fetch.Errorf(fetch.ErrProtocol, "mailto: %s: %s: bad reply: %w", s.addr, cmd, err)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fetch.Errorf(fetch.ErrProtocol, "mailto: %s: %s: the server closed the connection", s.addr, cmd)
+	case fetch.ConnBroken(err):
+		return fetch.Errorf(fetch.ErrConnect, "mailto: %s: %s: the server closed the connection (%w)", s.addr, cmd, err)
 	}
 	return fmt.Errorf("mailto: %s: %s: %w", s.addr, cmd, err)
 }

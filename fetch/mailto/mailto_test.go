@@ -647,7 +647,7 @@ func TestHostileRepliesFakeServer(t *testing.T) {
 		{"close after EHLO", func(r *bufio.Reader, w net.Conn) {
 			io.WriteString(w, "220 fake\r\n")
 			expect(r)
-		}, fetch.ErrProtocol, "EHLO " + hostname() + ": the server closed the connection"},
+		}, fetch.ErrConnect, "EHLO " + hostname() + ": the server closed the connection"},
 		{"multi-line refusal", func(r *bufio.Reader, w net.Conn) {
 			io.WriteString(w, "220 fake\r\n")
 			until(r, w, "RCPT", map[string]string{

@@ -10,7 +10,6 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
@@ -136,11 +135,11 @@ func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
 	switch code {
 	case StatusPostingAllowed, StatusPostingProhibited:
 	case StatusUnavailable:
-		return fetch.Errorf(fetch.ErrConnect, "nntp: %s is not available: %w", t.addr, &ReplyError{code, msg})
+		return fetch.Errorf(fetch.ErrConnect, "nntp: %s is not available: %w", t.addr, replyError("", code, msg))
 	case StatusPermissionDenied:
-		return fetch.Errorf(fetch.ErrAuth, "nntp: %s refuses this client: %w", t.addr, &ReplyError{code, msg})
+		return fetch.Errorf(fetch.ErrAuth, "nntp: %s refuses this client: %w", t.addr, replyError("", code, msg))
 	default:
-		return fetch.Errorf(fetch.ErrProtocol, "nntp: %s greets with an unexpected reply: %w", t.addr, &ReplyError{code, msg})
+		return fetch.Errorf(fetch.ErrProtocol, "nntp: %s greets with an unexpected reply: %w", t.addr, replyError("", code, msg))
 	}
 	if err := c.capabilities(req); err != nil {
 		return err
@@ -281,20 +280,20 @@ func clip(s string) string {
 }
 
 // ioError marks c out of step and describes a failed read or write. A
-// cancelled context comes back as itself; a connection the server closed
-// is an ErrProtocol, or a stale connection when it was the first command
-// after reuse; other errors (the idle timeout) keep their kind.
+// cancelled context comes back as itself; a broken connection
+// (fetch.ConnBroken) is an ErrConnect, or a stale connection when it was
+// the first command after reuse; other errors (the idle timeout) keep
+// their kind.
 func (c *conn) ioError(err error, what string) error {
 	c.broken = true
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+	if fetch.ConnBroken(err) {
 		if c.reused && c.cmds == 1 {
 			c.stale = true
 		}
-		return fetch.Errorf(fetch.ErrProtocol, "nntp: %s: the server closed the connection (%w)", what, err)
+		return fetch.Errorf(fetch.ErrConnect, "nntp: %s: the server closed the connection (%w)", what, err)
 	}
 	return fmt.Errorf("nntp: %s: %w", what, err)
 }
@@ -348,7 +347,7 @@ func (c *conn) auth(ctx context.Context, req *fetch.Request, t *target, why stri
 			return err
 		}
 	}
-	re := &ReplyError{Code: code, Msg: msg}
+	re := replyError("AUTHINFO", code, msg)
 	switch code {
 	case StatusAuthAccepted:
 		c.authed = true

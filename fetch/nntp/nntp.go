@@ -109,12 +109,14 @@ const (
 // ReplyError is a reply of the server that ended a fetch: a missing
 // article, a missing group, a refusal. The errors of Fetch wrap it, so
 // errors.As finds the code.
-type ReplyError struct {
-	Code int
-	Msg  string // the text after the code, as the server wrote it
-}
+type ReplyError = fetch.ReplyError
 
-func (e *ReplyError) Error() string { return strconv.Itoa(e.Code) + " " + e.Msg }
+// replyError is the ReplyError of code and msg in answer to command. Only
+// 400 (the service is not available, RFC 3977 section 3.2.1) says to try
+// again later; NNTP's other 4xx replies are final.
+func replyError(command string, code int, msg string) *ReplyError {
+	return &ReplyError{Command: command, Code: code, Msg: msg, Transient: code == StatusUnavailable}
+}
 
 // ArticleRange is a range of article numbers, first to last inclusive.
 type ArticleRange struct {
@@ -336,7 +338,7 @@ func isWildmat(g string) bool { return strings.ContainsAny(g, "*?[]\\!,") }
 
 // commandError is the error of a reply that ends a fetch, with its kind.
 func commandError(command string, code int, msg string) error {
-	re := &ReplyError{Code: code, Msg: msg}
+	re := replyError(command, code, msg)
 	var kind error
 	switch code {
 	case StatusNoSuchGroup, StatusNoArticleNumber, StatusNoArticleID, StatusNoCurrentArticle:

@@ -18,6 +18,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/fetch/nntp"
+	"github.com/urlfetch/urlfetch/internal/misbehaving"
 )
 
 // newClient returns a Client with d for news and nntp URLs, reading no
@@ -73,6 +74,10 @@ func TestConformance_FakeServer(t *testing.T) {
 			Listing: base + "/misc.test",
 			Stall:   func(testing.TB) string { return base + "/stall.group/1" },
 			Inject:  []string{base + "/misc.test%0D%0AQUIT/1", base + "/misc%00test", "nntp://joe%0D%0AQUIT:pw@" + f.addr + "/misc.test/1"},
+			Invalid: []string{base + "/misc.test/x", base + "/misc.test/1/2"},
+			Broken: func(t testing.TB) string {
+				return misbehaving.Serve(t, misbehaving.NNTP, misbehaving.CloseMidTransfer).URL()
+			},
 		})
 	})
 	t.Run("news", func(t *testing.T) {
@@ -87,6 +92,7 @@ func TestConformance_FakeServer(t *testing.T) {
 			Listing: "news:misc.test",
 			Stall:   func(testing.TB) string { return "news:stall@fake.test" },
 			Inject:  []string{"news:x%0D%0AQUIT@fake.test", "news:misc.test%0AQUIT", "news:misc%00test"},
+			Invalid: []string{"news:"},
 		})
 	})
 }
@@ -285,8 +291,8 @@ func TestHostileReplies_FakeServer(t *testing.T) {
 		{"HangUpInHeader", fakeOpts{
 			replies: map[string]string{"ARTICLE <one@fake.test>": "220 1 <one@fake.test>\r\nFrom: x\r\nSubj"},
 			hangUp:  map[string]bool{"ARTICLE <one@fake.test>": true},
-		}, "news:one@fake.test", fetch.ErrProtocol, "closed the connection"},
-		{"HangUpAfterGreeting", fakeOpts{hangUp: map[string]bool{"CAPABILITIES": true}, caps: []string{"OVER"}}, "news:one@fake.test", fetch.ErrProtocol, "closed the connection"},
+		}, "news:one@fake.test", fetch.ErrConnect, "closed the connection"},
+		{"HangUpAfterGreeting", fakeOpts{hangUp: map[string]bool{"CAPABILITIES": true}, caps: []string{"OVER"}}, "news:one@fake.test", fetch.ErrConnect, "closed the connection"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.groups = []*fakeGroup{smallGroup("misc.test", testArticles()...)}
@@ -318,8 +324,8 @@ func TestHangUpInBody_FakeServer(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "closed the connection") {
-		t.Errorf("reading Body = %q, %v; want ErrProtocol: closed the connection", b, err)
+	if !errors.Is(err, fetch.ErrConnect) || !strings.Contains(err.Error(), "closed the connection") {
+		t.Errorf("reading Body = %q, %v; want ErrConnect (a broken connection): closed the connection", b, err)
 	}
 	if resp.Meta.Get("From") != "x" {
 		t.Errorf("Meta = %v", resp.Meta)

@@ -140,8 +140,9 @@ func TestConformance_FakeServer(t *testing.T) {
 			"telnet://user:p%0Aw@" + host + "/",
 			"telnet://user:p%00w@" + host + "/",
 		},
-		Stall: func(testing.TB) string { return "telnet://" + stall + "/" },
-		Caps:  fetchtest.Caps{NoNotFound: true},
+		Stall:   func(testing.TB) string { return "telnet://" + stall + "/" },
+		Invalid: []string{"telnet://" + host + "/a/path"},
+		Caps:    fetchtest.Caps{NoNotFound: true},
 	})
 }
 

@@ -100,9 +100,12 @@ func bib1Message(d *Diagnostic) string {
 // kind is the fetch error kind of a diagnostic that ended a fetch.
 func (d *Diagnostic) kind(document bool) error {
 	if d.Dialect == DialectWAIS {
-		// WAIS codes are the server's own; a retrieval that gives only a
-		// diagnostic found no such document.
-		if document {
+		// WAIS codes are the server's own, and freeWAIS-sf gives one code
+		// (S1) to a query it cannot parse and to a database it does not
+		// have: a retrieval that gives only a diagnostic found no such
+		// document, and a search whose diagnostic says the database is
+		// not there found no such database.
+		if document || missingDatabase(d.AddInfo) {
 			return fetch.ErrNotFound
 		}
 		return nil
@@ -117,6 +120,22 @@ func (d *Diagnostic) kind(document bool) error {
 		return fetch.ErrUnsupported
 	}
 	return nil
+}
+
+// missingDatabase reports whether a WAIS diagnostic's text says the
+// database searched is not there, as freeWAIS-sf's "The following
+// database is not available: NAME".
+func missingDatabase(text string) bool {
+	t := strings.ToLower(text)
+	if !strings.Contains(t, "database") {
+		return false
+	}
+	for _, s := range []string{"not available", "not found", "does not exist", "no such", "unknown"} {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // badSyntax reports whether the diagnostic refuses a record syntax, after

@@ -313,9 +313,9 @@ func (c *conn) close() { c.c.Close() }
 func replyError(what string, err error, started bool) error {
 	switch {
 	case errors.Is(err, io.EOF) && !started:
-		return fetch.Errorf(fetch.ErrProtocol, "wais: the server closed the connection without replying to the %s", what)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fetch.Errorf(fetch.ErrProtocol, "wais: the server closed the connection in the middle of its reply to the %s", what)
+		return fetch.Errorf(fetch.ErrConnect, "wais: the server closed the connection without replying to the %s", what)
+	case fetch.ConnBroken(err):
+		return fetch.Errorf(fetch.ErrConnect, "wais: the server closed the connection in the middle of its reply to the %s (%w)", what, err)
 	case errors.Is(err, waiswire.ErrWAIS), errors.Is(err, waiswire.ErrBER):
 		return fetch.Errorf(fetch.ErrProtocol, "wais: reply to the %s: %w", what, err)
 	}

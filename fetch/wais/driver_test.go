@@ -16,6 +16,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/fetchtest"
+	"github.com/urlfetch/urlfetch/internal/misbehaving"
 	"github.com/urlfetch/urlfetch/internal/waiswire"
 )
 
@@ -424,20 +425,22 @@ func TestWAISUnknownLengthAndResume(t *testing.T) {
 	}
 }
 
-// A server that closes the connection instead of replying, and replies
-// that break the limits: each an ErrProtocol a person understands.
+// A server that closes the connection instead of replying (ErrConnect:
+// the one rule of a broken connection, issue 19), and replies that break
+// the limits (ErrProtocol): each an error a person understands.
 func TestWAISBrokenReplies(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		crash bool
 		reply string
+		kind  error
 		want  string
 	}{
-		{"crash", true, "", "the server closed the connection without replying to the Search"},
-		{"cut", false, "0000000100z2wais        0\x00\x0e", "the server closed the connection in the middle of its reply to the Search"},
-		{"huge", false, "9999999999z2wais        0", "more than the limit of 4194304"},
-		{"field", false, "0000000015z2wais        0\x00\x0d\x17\x01\x00\x00\x00\x00\x00\x01\x00\x00\x00\x1b\x05", "field 27 claims 5 bytes, 0 remain"},
-		{"not WAIS", false, "HTTP/1.0 400 Bad Request\r\n\r\n", "does not begin with ten digits"},
+		{"crash", true, "", fetch.ErrConnect, "the server closed the connection without replying to the Search"},
+		{"cut", false, "0000000100z2wais        0\x00\x0e", fetch.ErrConnect, "the server closed the connection in the middle of its reply to the Search"},
+		{"huge", false, "9999999999z2wais        0", fetch.ErrProtocol, "more than the limit of 4194304"},
+		{"field", false, "0000000015z2wais        0\x00\x0d\x17\x01\x00\x00\x00\x00\x00\x01\x00\x00\x00\x1b\x05", fetch.ErrProtocol, "field 27 claims 5 bytes, 0 remain"},
+		{"not WAIS", false, "HTTP/1.0 400 Bad Request\r\n\r\n", fetch.ErrProtocol, "does not begin with ten digits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newReplayServer(t)
@@ -451,8 +454,8 @@ func TestWAISBrokenReplies(t *testing.T) {
 			if err == nil {
 				resp.Body.Close()
 			}
-			if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Fetch(%q) error = %v, want ErrProtocol saying %q", raw, err, tc.want)
+			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Fetch(%q) error = %v, want %v saying %q", raw, err, tc.kind, tc.want)
 			}
 		})
 	}
@@ -628,18 +631,54 @@ func TestZ3950SyntaxFallback(t *testing.T) {
 	}
 }
 
-// Z39.50 replies that stop or break: ErrProtocol, in words.
+// Issue 19: freeWAIS-sf answers a search of a database it does not have
+// with only the diagnostic S1 "The following database is not available"
+// (the code it also gives a query it cannot parse): a not-found, exit 4,
+// as a missing FTP directory is. A syntax error stays what it was.
+func TestWAISMissingDatabase(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		kind error
+	}{
+		{"The following database is not available: nosuch", fetch.ErrNotFound},
+		{"query syntax error: ?", nil},
+	} {
+		srv := newReplayServer(t)
+		srv.reply = waiswire.Frame((&waisSearchResponse{Status: 1, PresentStatus: some(0), HasUserInfo: true,
+			Diagnostics: []*Diagnostic{{Code: "S1", AddInfo: tc.text}}}).marshal())
+		c := testClient(t, &Driver{Dialect: DialectWAIS})
+		raw := srv.url("nosuch?flamingo")
+		resp, err := c.Fetch(t.Context(), raw)
+		if err == nil {
+			resp.Body.Close()
+		}
+		var d *Diagnostic
+		switch {
+		case !errors.As(err, &d) || d.Code != "S1" || !strings.Contains(err.Error(), tc.text):
+			t.Errorf("Fetch(%q) with diagnostic %q: %v; want the diagnostic in the error", raw, tc.text, err)
+		case tc.kind != nil && !errors.Is(err, tc.kind):
+			t.Errorf("Fetch(%q) with diagnostic %q: %v; want %v", raw, tc.text, err, tc.kind)
+		case tc.kind == nil && errors.Is(err, fetch.ErrNotFound):
+			t.Errorf("Fetch(%q) with diagnostic %q: %v; a syntax error is no not-found", raw, tc.text, err)
+		}
+	}
+}
+
+// Z39.50 replies that stop or break, in words: a connection that breaks
+// is ErrConnect (issue 19: one rule of a broken connection), a reply that
+// does not fit the protocol ErrProtocol.
 func TestZ3950BrokenReplies(t *testing.T) {
 	zebra := zebraAnswers(t)
 	for _, tc := range []struct {
 		name  string
 		reply []byte
+		kind  error
 		want  string
 	}{
-		{"close", nil, "the server closed the connection without replying to the SearchRequest"},
-		{"cut", []byte{0xb7, 0x3a, 0x97}, "in the middle of its reply to the SearchRequest"},
-		{"huge", []byte{0xb7, 0x84, 0x7f, 0, 0, 0}, "exceeds the limit"},
-		{"Close", (&zClose{Reason: 2}).marshal(), "closed the association (reason 2)"},
+		{"close", nil, fetch.ErrConnect, "the server closed the connection without replying to the SearchRequest"},
+		{"cut", []byte{0xb7, 0x3a, 0x97}, fetch.ErrConnect, "in the middle of its reply to the SearchRequest"},
+		{"huge", []byte{0xb7, 0x84, 0x7f, 0, 0, 0}, fetch.ErrProtocol, "exceeds the limit"},
+		{"Close", (&zClose{Reason: 2}).marshal(), fetch.ErrProtocol, "closed the association (reason 2)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newBERServer(t, func(m any) ([]byte, bool) {
@@ -654,8 +693,8 @@ func TestZ3950BrokenReplies(t *testing.T) {
 			if err == nil {
 				resp.Body.Close()
 			}
-			if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Fetch(%q) error = %v, want ErrProtocol saying %q", raw, err, tc.want)
+			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Fetch(%q) error = %v, want %v saying %q", raw, err, tc.kind, tc.want)
 			}
 		})
 	}
@@ -676,7 +715,11 @@ func TestConformance(t *testing.T) {
 		Listing: srv.url("test-db"),
 		Stall:   func(t testing.TB) string { return "wais://" + fetchtest.SilentServer(t) + "/test-db?flamingo" },
 		Inject:  []string{srv.url("test-db?a%0D%0Ab"), srv.url("test%00db?flamingo")},
-		Caps:    fetchtest.Caps{Resume: true},
+		Invalid: []string{srv.url("test-db/TEXT"), "wais://" + srv.addr + "/"},
+		Broken: func(t testing.TB) string {
+			return misbehaving.Serve(t, misbehaving.WAIS, misbehaving.CloseMidTransfer).URL()
+		},
+		Caps: fetchtest.Caps{Resume: true},
 	})
 }
 

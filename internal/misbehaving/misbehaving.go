@@ -29,6 +29,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -299,6 +300,18 @@ func Start(c Case) (*Server, error) {
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
+}
+
+// Serve starts the server that speaks p and does b, for the test t: t
+// fails if it cannot start, and the server closes when t ends.
+func Serve(t testing.TB, p Protocol, b Behaviour) *Server {
+	t.Helper()
+	s, err := Start(Case{Protocol: p, Behaviour: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // Addr is the server's host:port.

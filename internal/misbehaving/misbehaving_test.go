@@ -59,12 +59,12 @@ func TestDriversEndWithClearErrors(t *testing.T) {
 			}
 			r := run(t, c)
 			t.Logf("%s: %v after %v, heap +%s, server sent %s: %v",
-				c.Name(), fetch.KindOf(r.err), r.elapsed.Round(time.Millisecond), size(int64(r.growth)), size(r.sent), r.err)
+				c.Name(), fetch.Class(r.err), r.elapsed.Round(time.Millisecond), size(int64(r.growth)), size(r.sent), r.err)
 			switch {
 			case r.err == nil:
 				t.Fatalf("fetch %s ended without an error (%s)", r.url, r.stage)
-			case fetch.KindOf(r.err) != want.Kind(c):
-				t.Errorf("fetch %s: %s error %q is of kind %v, want %v", r.url, r.stage, r.err, fetch.KindOf(r.err), want.Kind(c))
+			case fetch.Class(r.err) != want.Kind(c):
+				t.Errorf("fetch %s: %s error %q is of kind %v, want %v", r.url, r.stage, r.err, fetch.Class(r.err), want.Kind(c))
 			}
 			if msg := r.err.Error(); len(msg) > maxMessage || strings.ContainsAny(msg, "\n\x00") {
 				t.Errorf("fetch %s: the error is %d bytes or holds a line break or NUL: %.200q...", r.url, len(msg), msg)
@@ -230,7 +230,7 @@ func TestCases(t *testing.T) {
 		switch kind := want.Kind(c); {
 		case (c.NA == "") == (kind == nil):
 			t.Errorf("case %s: NA %q and want.Kind %v: exactly one must be set", c.Name(), c.NA, kind)
-		case kind != nil && fetch.KindOf(kind) != kind:
+		case kind != nil && fetch.Class(kind) != kind:
 			t.Errorf("case %s: want.Kind %v is not a kind of fetch error", c.Name(), kind)
 		}
 	}

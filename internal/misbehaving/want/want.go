@@ -21,15 +21,19 @@ func Kind(c misbehaving.Case) error {
 // kinds is the table, by Case.Name: protocol/Behaviour, and /variant
 // where a cell has two cases.
 func kinds() map[string]error {
-	p, t := fetch.ErrProtocol, fetch.ErrTimeout
+	// A connection that breaks before the reply ends (the server closes
+	// in the middle, or sends fewer bytes than it announced and closes)
+	// is ErrConnect in every driver: fetch.ConnBroken is the one rule,
+	// and a retry may help.
+	p, t, b := fetch.ErrProtocol, fetch.ErrTimeout, fetch.ErrConnect
 	return map[string]error{
 		"http/StallBefore":      t,
 		"http/StallDuring":      t,
 		"http/EndlessLine":      p,
 		"http/Huge":             p,
 		"http/Garbage":          p,
-		"http/WrongLength":      p,
-		"http/CloseMidTransfer": p,
+		"http/WrongLength":      b,
+		"http/CloseMidTransfer": b,
 
 		"ftp/StallBefore":    t,
 		"ftp/StallDuring":    t,
@@ -57,8 +61,8 @@ func kinds() map[string]error {
 		// Attribute blocks that are not there: the driver says the server
 		// may not speak Gopher+ at all.
 		"gopher+/Garbage":          fetch.ErrUnsupported,
-		"gopher+/WrongLength":      p,
-		"gopher+/CloseMidTransfer": p,
+		"gopher+/WrongLength":      b,
+		"gopher+/CloseMidTransfer": b,
 
 		"nntp/StallBefore":           t,
 		"nntp/StallDuring":           t,
@@ -67,14 +71,14 @@ func kinds() map[string]error {
 		"nntp/EndlessListing/group":  p,
 		"nntp/Huge":                  p,
 		"nntp/Garbage":               p,
-		"nntp/CloseMidTransfer":      p,
+		"nntp/CloseMidTransfer":      b,
 
 		"smtp/StallBefore":      t,
 		"smtp/StallDuring":      t,
 		"smtp/EndlessLine":      p,
 		"smtp/Huge":             p,
 		"smtp/Garbage":          p,
-		"smtp/CloseMidTransfer": p,
+		"smtp/CloseMidTransfer": b,
 
 		"telnet/StallBefore": t,
 		"telnet/StallDuring": t,
@@ -87,7 +91,7 @@ func kinds() map[string]error {
 		"wais/Huge":             p,
 		"wais/Garbage":          p,
 		"wais/WrongLength":      p,
-		"wais/CloseMidTransfer": p,
+		"wais/CloseMidTransfer": b,
 
 		"z3950/StallBefore":      t,
 		"z3950/StallDuring":      t,
@@ -95,6 +99,6 @@ func kinds() map[string]error {
 		"z3950/Huge":             p,
 		"z3950/Garbage":          p,
 		"z3950/WrongLength":      p,
-		"z3950/CloseMidTransfer": p,
+		"z3950/CloseMidTransfer": b,
 	}
 }
