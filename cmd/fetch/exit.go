@@ -39,7 +39,7 @@ var exitTable = []struct {
 	{exitUnsafe, fetch.ErrUnsafe, "refused as unsafe (another protocol's port, CR/LF/NUL in a protocol line, a redirect the policy refuses)"},
 	{exitProtocol, fetch.ErrProtocol, "the server broke its protocol"},
 	{exitTimeout, fetch.ErrTimeout, "timed out"},
-	{exitConnect, fetch.ErrConnect, "cannot connect (refused, unreachable, unknown host)"},
+	{exitConnect, fetch.ErrConnect, "cannot connect (refused, unreachable, unknown host), or the connection broke"},
 	{exitInterrupted, context.Canceled, "interrupted"},
 }
 
