@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"fmt"
 	"io"
 	"iter"
 	"net"
@@ -134,6 +135,18 @@ func (t EntryType) String() string {
 // MarshalText makes an EntryType print as its name in JSON.
 func (t EntryType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText reads an EntryType's name back; an unknown name is an
+// error.
+func (t *EntryType) UnmarshalText(b []byte) error {
+	for i, name := range entryTypeNames {
+		if string(b) == name {
+			*t = EntryType(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("fetch: unknown entry type %q", b)
+}
+
 // Entry is one item of a Listing.
 type Entry struct {
 	Name  string    `json:"name"`
@@ -145,4 +158,7 @@ type Entry struct {
 	// Media is the media type of the entry's resource, when the listing
 	// says (gopher item types, WAIS document types).
 	Media string `json:"media,omitempty"`
+	// Attrs are what else the listing says of the entry, by name (a WAIS
+	// hit's "score", "source" and "wtype").
+	Attrs map[string]string `json:"attrs,omitempty"`
 }

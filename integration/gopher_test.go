@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,7 +168,7 @@ func TestGopherRootMenu(t *testing.T) {
 				}
 				if i == 0 {
 					first = es
-				} else if !slices.Equal(es, first) {
+				} else if !reflect.DeepEqual(es, first) {
 					t.Errorf("Fetch(%q) entries differ from those of %q:\n%v\n%v", u, s.url(""), es, first)
 				}
 			}

@@ -67,8 +67,9 @@ var _ fetch.Driver = (*Driver)(nil)
 // sniffLen is how many bytes http.DetectContentType looks at.
 const sniffLen = 512
 
-// ListingType is the media type of a Listing's Body.
-const ListingType = "text/plain; charset=us-ascii"
+// ListingType is the media type of a Listing's Body: the one format of
+// listings a driver builds itself.
+const ListingType = fetch.ListingType
 
 // Fetch returns the file or directory listing that req.URL names. If the
 // file cannot be opened, the error wraps the *fs.PathError of the system.

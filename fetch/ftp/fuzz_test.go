@@ -3,6 +3,7 @@ package ftp
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -136,7 +137,7 @@ func checkListing(t *testing.T, listing []byte, mlsd bool) {
 		t.Fatalf("listEntries(%.300q) = %.300v, but its lines one by one give %.300v", listing, got, want)
 	}
 	for i := range got {
-		if got[i].e != want[i].e || (got[i].err == nil) != (want[i].err == nil) {
+		if !reflect.DeepEqual(got[i].e, want[i].e) || (got[i].err == nil) != (want[i].err == nil) {
 			t.Fatalf("listEntries(%.300q)[%d] = %.300v, but its line alone gives %.300v", listing, i, got[i], want[i])
 		}
 	}

@@ -1,7 +1,6 @@
 package wais
 
 import (
-	"bufio"
 	"io"
 	"iter"
 	"strconv"
@@ -10,17 +9,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/urlfetch/urlfetch/fetch"
-	"github.com/urlfetch/urlfetch/uri"
 )
 
-// ListingType is the media type of a Listing's Body.
-const ListingType = "text/plain; charset=utf-8"
+// ListingType is the media type of a Listing's Body: the one format of
+// listings a driver builds itself, one fetch.Entry a line.
+const ListingType = fetch.ListingType
 
-// maxListingLine bounds a listing line when it is parsed back: a URL with
-// a long document id and a headline.
-const maxListingLine = 256 << 10
-
-// A Hit is one line of a Listing: a document a search found, in the order
+// A Hit is one entry of a Listing: a document a search found, in the order
 // the server ranked it, or the search a database offers, or a line of
 // information or a diagnostic that stands in for a record.
 type Hit struct {
@@ -47,153 +42,78 @@ type Hit struct {
 	Headline string
 }
 
-// appendHit appends the listing line of h:
-//
-//	TYPE SCORE SIZE WTYPE DATE SOURCE URL HEADLINE
-//
-// Every field but the headline has its spaces, control bytes and "%"
-// encoded as %XX, and an absent value is "-"; the headline is the rest of
-// the line, with its control bytes and "%" encoded.
+// appendHit appends the listing line of h: its Entry, whose Attrs keep
+// what an Entry has no field for ("score", "source", "wtype", "date";
+// "headline" when it is empty and Name says something else).
 func appendHit(b []byte, h Hit) []byte {
-	b = append(b, h.Type.String()...)
-	for _, f := range []string{num64(h.Score), num64(h.Size), h.WType, h.Date, h.Source, h.URL} {
-		b = append(b, ' ')
-		b = appendField(b, f)
-	}
-	b = append(b, ' ')
-	b = appendEscaped(b, h.Headline, false)
-	return append(b, '\n')
+	return fetch.AppendEntry(b, h.Entry())
 }
 
-func num64(v int64) string {
-	if v < 0 {
-		return ""
+// Entry returns the hit as a listing entry: Name is the headline, Title
+// the score and the source, Media the media type of the document type,
+// Attrs the hit's own fields.
+func (h Hit) Entry() fetch.Entry {
+	e := fetch.Entry{Name: h.Headline, URL: h.URL, Type: h.Type, Size: h.Size, Time: parseDate(h.Date), Attrs: map[string]string{}}
+	if e.Name == "" {
+		e.Name = h.WType + " document"
+		e.Attrs["headline"] = ""
 	}
-	return strconv.FormatInt(v, 10)
+	var title []string
+	if h.Score >= 0 {
+		title = append(title, "score "+strconv.FormatInt(h.Score, 10))
+		e.Attrs["score"] = strconv.FormatInt(h.Score, 10)
+	}
+	if h.Source != "" {
+		title = append(title, "from "+h.Source)
+		e.Attrs["source"] = h.Source
+	}
+	e.Title = strings.Join(title, ", ")
+	if h.WType != "" {
+		e.Attrs["wtype"] = h.WType
+	}
+	if h.Date != "" {
+		e.Attrs["date"] = h.Date
+	}
+	if h.Type == fetch.EntryFile {
+		e.Media = mediaType(h.WType)
+	}
+	if len(e.Attrs) == 0 {
+		e.Attrs = nil
+	}
+	return e
 }
 
-func appendField(b []byte, s string) []byte {
-	switch s {
-	case "":
-		return append(b, '-')
-	case "-":
-		return append(b, "%2D"...)
+// hitOf is the Hit an Entry of a wais Listing came from.
+func hitOf(e fetch.Entry) (Hit, error) {
+	h := Hit{Type: e.Type, Score: -1, Size: e.Size, WType: e.Attrs["wtype"], Date: e.Attrs["date"], Source: e.Attrs["source"], URL: e.URL, Headline: e.Name}
+	if v, ok := e.Attrs["headline"]; ok {
+		h.Headline = v
 	}
-	return appendEscaped(b, s, true)
-}
-
-func appendEscaped(b []byte, s string, space bool) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || c == '%' || (space && c == ' ') {
-			b = append(b, '%', upperhex[c>>4], upperhex[c&15])
-			continue
-		}
-		b = append(b, c)
-	}
-	return b
-}
-
-var hitTypes = map[string]fetch.EntryType{
-	fetch.EntryFile.String():   fetch.EntryFile,
-	fetch.EntrySearch.String(): fetch.EntrySearch,
-	fetch.EntryInfo.String():   fetch.EntryInfo,
-	fetch.EntryError.String():  fetch.EntryError,
-}
-
-// parseHit parses one listing line.
-func parseHit(line string) (Hit, error) {
-	parts := strings.SplitN(line, " ", 8)
-	if len(parts) != 8 {
-		return Hit{}, fetch.Errorf(fetch.ErrProtocol, "wais: listing line %q has %d fields, want 8", line, len(parts))
-	}
-	typ, ok := hitTypes[parts[0]]
-	if !ok {
-		return Hit{}, fetch.Errorf(fetch.ErrProtocol, "wais: listing line %q: unknown type %q", line, parts[0])
-	}
-	var vals [6]string
-	for i, p := range parts[1:7] {
-		if p == "-" {
-			continue
-		}
-		v, err := uri.Unescape(p)
-		if err != nil {
-			return Hit{}, fetch.Errorf(fetch.ErrProtocol, "wais: listing line %q: %w", line, err)
-		}
-		vals[i] = v
-	}
-	head, err := uri.Unescape(parts[7])
-	if err != nil {
-		return Hit{}, fetch.Errorf(fetch.ErrProtocol, "wais: listing line %q: %w", line, err)
-	}
-	h := Hit{Type: typ, Score: -1, Size: -1, WType: vals[2], Date: vals[3], Source: vals[4], URL: vals[5], Headline: head}
-	for i, dst := range []*int64{&h.Score, &h.Size} {
-		if vals[i] == "" {
-			continue
-		}
-		n, err := strconv.ParseInt(vals[i], 10, 64)
+	if v, ok := e.Attrs["score"]; ok {
+		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return Hit{}, fetch.Errorf(fetch.ErrProtocol, "wais: listing line %q: bad number %q", line, vals[i])
+			return Hit{}, fetch.Errorf(fetch.ErrProtocol, "wais: listing entry %q: bad score %q", e.Name, v)
 		}
-		*dst = n
+		h.Score = n
 	}
 	return h, nil
 }
 
 // ParseListing parses the Body of a wais Listing into its hits, in the
-// server's order. A line that does not parse yields an error and the
+// server's order. An entry that does not parse yields an error and the
 // listing goes on; an error reading r ends it.
 func ParseListing(r io.Reader) iter.Seq2[Hit, error] {
 	return func(yield func(Hit, error) bool) {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 4096), maxListingLine)
-		for sc.Scan() {
-			if !yield(parseHit(sc.Text())) {
-				return
+		for e, err := range fetch.ParseEntries(r) {
+			h := Hit{}
+			if err == nil {
+				h, err = hitOf(e)
 			}
-		}
-		if err := sc.Err(); err != nil {
-			yield(Hit{}, err)
-		}
-	}
-}
-
-// entries parses a listing into fetch Entries.
-func entries(r io.Reader) iter.Seq2[fetch.Entry, error] {
-	return func(yield func(fetch.Entry, error) bool) {
-		for h, err := range ParseListing(r) {
-			if err != nil {
-				if !yield(fetch.Entry{}, err) {
-					return
-				}
-				continue
-			}
-			if !yield(h.Entry(), nil) {
+			if !yield(h, err) {
 				return
 			}
 		}
 	}
-}
-
-// Entry returns the hit as a listing entry: Name is the headline, Title
-// the score and the source, Media the media type of the document type.
-func (h Hit) Entry() fetch.Entry {
-	e := fetch.Entry{Name: h.Headline, URL: h.URL, Type: h.Type, Size: h.Size, Time: parseDate(h.Date)}
-	if e.Name == "" {
-		e.Name = h.WType + " document"
-	}
-	var title []string
-	if h.Score >= 0 {
-		title = append(title, "score "+strconv.FormatInt(h.Score, 10))
-	}
-	if h.Source != "" {
-		title = append(title, "from "+h.Source)
-	}
-	e.Title = strings.Join(title, ", ")
-	if h.Type == fetch.EntryFile {
-		e.Media = mediaType(h.WType)
-	}
-	return e
 }
 
 // parseDate reads the dates WAIS and Z39.50 servers give: YYYY-MM-DD,

@@ -297,7 +297,7 @@ func listing(ctx context.Context, b []byte, meta fetch.Meta, done func()) *fetch
 			return b, nil
 		}, done),
 	}
-	resp.SetEntries(entries)
+	resp.SetEntries(fetch.ParseEntries)
 	return resp
 }
 

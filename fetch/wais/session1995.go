@@ -293,7 +293,7 @@ func (s *zSession) list(ctx context.Context, t *target) (*fetch.Response, error)
 		}
 		return batch()
 	}, s.close)
-	resp.SetEntries(entries)
+	resp.SetEntries(fetch.ParseEntries)
 	return resp, nil
 }
 
