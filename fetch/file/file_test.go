@@ -231,7 +231,7 @@ func TestListingFormat(t *testing.T) {
 	want := map[string]string{
 		`{"name":"line\nbreak and space","url":"` + base + `line%0Abreak%20and%20space","type":"file","size":1,"time":"T"}`: "",
 		`{"name":"d","url":"` + base + `d/","type":"dir","size":-1,"time":"T"}`:                                             "",
-		`{"name":"l","url":"` + base + `l","type":"link","size":-1,"time":"T","title":"l -> ../a b/c"}`:                    "",
+		`{"name":"l","url":"` + base + `l","type":"link","size":-1,"time":"T","title":"l -> ../a b/c"}`:                     "",
 	}
 	stamp := regexp.MustCompile(`"time":"[^"]+Z"`)
 	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
