@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/urlfetch/urlfetch/internal/netrc"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -118,7 +119,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	drivers map[string]Driver
-	netrc   *Netrc
+	netrc   *netrc.File
 	netrcOK bool
 }
 

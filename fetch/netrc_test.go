@@ -22,38 +22,6 @@ binary
 default login anonymous password guest@example
 `
 
-func TestParseNetrc(t *testing.T) {
-	n, err := ParseNetrc(strings.NewReader(sampleNetrc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		host, user         string
-		wantLogin, wantPwd string
-		ok                 bool
-	}{
-		{"ftp.example.org", "", "joe", `pa ss"word`, true},
-		{"FTP.Example.Org", "joe", "joe", `pa ss"word`, true},
-		{"ftp.example.org", "bob", "", "", false},
-		{"other.example", "", "ann", "p2", true},
-		{"nowhere", "", "anonymous", "guest@example", true},
-	}
-	for _, tt := range tests {
-		e, ok := n.Lookup(tt.host, tt.user)
-		if ok != tt.ok || e.Login != tt.wantLogin || e.Password != tt.wantPwd {
-			t.Errorf("Lookup(%q, %q) = %+v, %v; want %s/%s", tt.host, tt.user, e, ok, tt.wantLogin, tt.wantPwd)
-		}
-	}
-	if n.Machines[1].Account != "acct" {
-		t.Errorf("account = %q", n.Machines[1].Account)
-	}
-	for _, bad := range []string{"machine", "login joe", "machine h login", "machine h frobnicate x", `machine "h`} {
-		if _, err := ParseNetrc(strings.NewReader(bad)); err == nil {
-			t.Errorf("ParseNetrc(%q) accepted it", bad)
-		}
-	}
-}
-
 func TestRequestPassword(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "netrc")
@@ -88,25 +56,4 @@ func TestRequestPassword(t *testing.T) {
 	if _, err := req.Password(context.Background(), "h", "joe"); !errors.Is(err, ErrAuth) {
 		t.Errorf("missing explicit netrc: %v", err)
 	}
-}
-
-// FuzzParseNetrc: a netrc file is read from the user's disk but may come
-// from anywhere; parsing it never panics, and every entry it yields has
-// the values the tokens gave.
-func FuzzParseNetrc(f *testing.F) {
-	f.Add(sampleNetrc)
-	f.Add("machine h login u password p\n")
-	f.Add("default\nmacdef x\nline\n\nmachine \"q\\\"x\" login a")
-	f.Add("machine")
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := ParseNetrc(strings.NewReader(s))
-		if err != nil {
-			return
-		}
-		for _, m := range n.Machines {
-			if e, ok := n.Lookup(m.Machine, m.Login); !ok || !strings.EqualFold(e.Machine, m.Machine) {
-				t.Fatalf("Lookup(%q, %q) = %+v, %v after parsing %q", m.Machine, m.Login, e, ok, s)
-			}
-		}
-	})
 }

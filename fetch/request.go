@@ -144,7 +144,9 @@ func (r *Request) DialAddr(ctx context.Context, scheme, addr string) (*Conn, err
 }
 
 // SplitAddr parses "host" or "host:port" as a user writes a server's
-// address, with a default port.
+// address in a setting (the news server, the SMTP server), with a default
+// port: the one parser of those settings, for the drivers that have them
+// and the command that checks them before a fetch.
 func SplitAddr(addr string, defaultPort int) (host string, port int, err error) {
 	return splitHostPort(addr, defaultPort)
 }
@@ -185,7 +187,9 @@ var passwordCommands = []string{"PASS ", "AUTHINFO PASS ", "AUTH PLAIN ", "AUTH 
 
 // MaskLine hides passwords in a protocol line: the argument of the
 // commands that carry one (PASS, AUTHINFO PASS, AUTH PLAIN) and every
-// occurrence of a known secret.
+// occurrence of a known secret. Trace applies it to every line; a driver
+// that keeps a line for a message of its own (the FTP command a reply
+// refused) applies it too.
 func MaskLine(line string, secrets []string) string {
 	for _, cmd := range passwordCommands {
 		if len(line) >= len(cmd) && strings.EqualFold(line[:len(cmd)], cmd) {
