@@ -14,21 +14,7 @@ import (
 // multi-line reply, or in a transfer.
 func (s *Server) serveFTP(c *conn) error {
 	b := s.Case.Behaviour
-	switch b {
-	case StallBefore:
-		return c.stall()
-	case EndlessLine:
-		if err := c.print("220-misbehaving FTP server "); err != nil {
-			return err
-		}
-		return c.endless(endlessByte('a'))
-	case Garbage:
-		if err := c.print(sshBanner); err != nil {
-			return err
-		}
-		return c.stall()
-	}
-	if err := c.print("220 misbehaving FTP server ready\r\n"); err != nil {
+	if done, err := c.greet(b, "220-misbehaving FTP server ", "220 misbehaving FTP server ready\r\n"); done {
 		return err
 	}
 	var data net.Listener // opened by EPSV or PASV for the next transfer

@@ -513,6 +513,31 @@ func (c *conn) printf(format string, args ...any) error {
 // stall sends nothing more and waits, reading and dropping what the
 // client sends, until the client closes the connection or the server is
 // closed.
+// greet sends a line protocol's greeting, or misbehaves in its place: b
+// StallBefore says nothing, EndlessLine sends start and never ends the
+// line, Garbage sends another protocol's banner and stalls. done says the
+// connection's script has ended, with err.
+func (c *conn) greet(b Behaviour, start, greeting string) (done bool, err error) {
+	switch b {
+	case StallBefore:
+		return true, c.stall()
+	case EndlessLine:
+		if err := c.print(start); err != nil {
+			return true, err
+		}
+		return true, c.endless(endlessByte('a'))
+	case Garbage:
+		if err := c.print(sshBanner); err != nil {
+			return true, err
+		}
+		return true, c.stall()
+	}
+	if err := c.print(greeting); err != nil {
+		return true, err
+	}
+	return false, nil
+}
+
 func (c *conn) stall() error {
 	_, err := io.Copy(io.Discard, c.br)
 	return err

@@ -12,21 +12,7 @@ import (
 // of groups.
 func (s *Server) serveNNTP(c *conn) error {
 	b := s.Case.Behaviour
-	switch b {
-	case StallBefore:
-		return c.stall()
-	case EndlessLine:
-		if err := c.print("200 misbehaving news server "); err != nil {
-			return err
-		}
-		return c.endless(endlessByte('a'))
-	case Garbage:
-		if err := c.print(sshBanner); err != nil {
-			return err
-		}
-		return c.stall()
-	}
-	if err := c.print("200 misbehaving news server ready, posting allowed\r\n"); err != nil {
+	if done, err := c.greet(b, "200 misbehaving news server ", "200 misbehaving news server ready, posting allowed\r\n"); done {
 		return err
 	}
 	for {

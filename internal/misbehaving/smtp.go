@@ -11,21 +11,7 @@ import (
 // reply, or after the message.
 func (s *Server) serveSMTP(c *conn) error {
 	b := s.Case.Behaviour
-	switch b {
-	case StallBefore:
-		return c.stall()
-	case EndlessLine:
-		if err := c.print("220 misbehaving ESMTP "); err != nil {
-			return err
-		}
-		return c.endless(endlessByte('a'))
-	case Garbage:
-		if err := c.print(sshBanner); err != nil {
-			return err
-		}
-		return c.stall()
-	}
-	if err := c.print("220 misbehaving ESMTP ready\r\n"); err != nil {
+	if done, err := c.greet(b, "220 misbehaving ESMTP ", "220 misbehaving ESMTP ready\r\n"); done {
 		return err
 	}
 	for {
