@@ -56,29 +56,18 @@ func runSession(ctx context.Context, resp *fetch.Response, stdin io.Reader, stdo
 
 // runTerminal runs the session on the terminal in.
 func runTerminal(ctx context.Context, resp *fetch.Response, in *os.File, stdout io.Writer) error {
-	fd := int(in.Fd())
-	saved, err := term.MakeRaw(fd)
+	restore, err := rawMode(in)
 	if err != nil {
-		return fmt.Errorf("putting the terminal in raw mode: %w", err)
+		return err
 	}
-	defer term.Restore(fd, saved)
+	defer restore()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The caller's context may not watch signals (main's does): a signal
 	// must end the session here too, so that the terminal is restored.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	sigDone := make(chan struct{})
-	defer close(sigDone)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-sigDone:
-		}
-	}()
+	stopSignals := cancelOnSignal(cancel)
+	defer stopSignals()
 
 	conn := resp.Conn
 	if s, ok := conn.(interface{ SetIdleTimeout(time.Duration) }); ok {
@@ -89,70 +78,13 @@ func runTerminal(ctx context.Context, resp *fetch.Response, in *os.File, stdout 
 
 	keys, closeKeys := keyboard(in)
 	var wg sync.WaitGroup
-	outDone := make(chan error, 1)
-	wg.Go(func() {
-		_, err := io.Copy(stdout, resp.Body)
-		outDone <- err
-	})
-	// One goroutine reads the keys and watches for the escape; another
-	// writes them, so that a server that stops reading cannot keep the
-	// escape from being seen. The keys typed before the escape are written
-	// before the session ends. A write that fails stops the writing; the
-	// reading side then sees how the session ended.
-	inDone := make(chan error, 1)
-	typed := make(chan []byte, 16)
-	var keysEnd error // why the keys ended; set before typed is closed
-	readKeys := func() {
-		buf := make([]byte, 512)
-		for {
-			n, err := keys.Read(buf)
-			b := buf[:n]
-			i := bytes.IndexByte(b, escapeKey)
-			if i >= 0 {
-				b, err = b[:i], errEscape
-			}
-			if len(b) > 0 {
-				select {
-				case typed <- bytes.Clone(b):
-				case <-ctx.Done():
-					return
-				}
-			}
-			if err != nil {
-				keysEnd = err
-				close(typed)
-				return
-			}
-		}
-	}
-	if closeKeys != nil {
-		wg.Go(readKeys)
-	} else {
-		// A terminal read nothing can interrupt: this goroutine ends at
-		// the next key after the session, or with the process.
-		go readKeys()
-	}
-	wg.Go(func() {
-		for {
-			select {
-			case b, ok := <-typed:
-				if !ok {
-					inDone <- keysEnd
-					return
-				}
-				if _, err := conn.Write(b); err != nil {
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	})
+	outDone := copyOutput(&wg, stdout, resp.Body)
+	inDone := copyKeys(ctx, &wg, conn, keys, closeKeys != nil)
 
-	err = nil
+	var ended error
 	select {
-	case err = <-outDone:
-	case err = <-inDone:
+	case ended = <-outDone:
+	case ended = <-inDone:
 	case <-ctx.Done():
 	}
 	interrupted := ctx.Err() // a signal, or the caller's context
@@ -162,16 +94,38 @@ func runTerminal(ctx context.Context, resp *fetch.Response, in *os.File, stdout 
 		closeKeys()
 	}
 	wg.Wait()
-	switch {
-	case errors.Is(err, errEscape):
-		fmt.Fprint(stdout, "\r\n")
-		return nil
-	case interrupted != nil:
-		return interrupted
-	case errors.Is(err, io.EOF):
-		return nil // the terminal's input ended
+	return terminalResult(stdout, ended, interrupted)
+}
+
+// rawMode switches the terminal in to raw mode, so that every key goes
+// to the server as it is typed, and returns the function that restores
+// it.
+func rawMode(in *os.File) (restore func(), err error) {
+	fd := int(in.Fd())
+	saved, err := term.MakeRaw(fd)
+	if err != nil {
+		return nil, fmt.Errorf("putting the terminal in raw mode: %w", err)
 	}
-	return err
+	return func() { term.Restore(fd, saved) }, nil
+}
+
+// cancelOnSignal calls cancel when a SIGINT or SIGTERM arrives, until the
+// returned function is called.
+func cancelOnSignal(cancel context.CancelFunc) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+		}
+	}()
+	return func() {
+		close(done)
+		signal.Stop(sigs)
+	}
 }
 
 // keyboard returns a reader of the terminal in whose blocked Read the
@@ -192,6 +146,111 @@ func keyboard(in *os.File) (io.Reader, func()) {
 		return in, nil
 	}
 	return f, func() { f.Close() }
+}
+
+// copyOutput copies the session's output to stdout, then sends the
+// copy's error on the returned channel.
+func copyOutput(wg *sync.WaitGroup, stdout io.Writer, body io.Reader) <-chan error {
+	done := make(chan error, 1)
+	wg.Go(func() {
+		_, err := io.Copy(stdout, body)
+		done <- err
+	})
+	return done
+}
+
+// copyKeys copies the keys typed to conn until the escape key or the end
+// of the keys, then sends why they ended (errEscape for the escape) on the
+// returned channel.
+//
+// One goroutine reads the keys and watches for the escape; another
+// writes them, so that a server that stops reading cannot keep the
+// escape from being seen. The keys typed before the escape are written
+// before the session ends. A write that fails stops the writing and
+// sends nothing: the reading side then sees how the session ended.
+func copyKeys(ctx context.Context, wg *sync.WaitGroup, conn io.Writer, keys io.Reader, interruptible bool) <-chan error {
+	done := make(chan error, 1)
+	typed := make(chan []byte, 16)
+	var end error // why the keys ended; set before typed is closed
+	read := func() {
+		if err := readKeys(ctx, keys, typed); err != nil {
+			end = err
+			close(typed)
+		}
+	}
+	if interruptible {
+		wg.Go(read)
+	} else {
+		// A terminal read nothing can interrupt: this goroutine ends at
+		// the next key after the session, or with the process.
+		go read()
+	}
+	wg.Go(func() {
+		if writeKeys(ctx, conn, typed) {
+			done <- end
+		}
+	})
+	return done
+}
+
+// readKeys sends the keys read from keys on typed, up to the escape key,
+// and returns why they ended: errEscape, or the read's error. It returns
+// nil when ctx ends first.
+func readKeys(ctx context.Context, keys io.Reader, typed chan<- []byte) error {
+	buf := make([]byte, 512)
+	for {
+		n, err := keys.Read(buf)
+		b := buf[:n]
+		i := bytes.IndexByte(b, escapeKey)
+		if i >= 0 {
+			b, err = b[:i], errEscape
+		}
+		if len(b) > 0 {
+			select {
+			case typed <- bytes.Clone(b):
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// writeKeys writes the keys on typed to conn and reports whether it wrote
+// them all: typed was closed before a write failed or ctx ended.
+func writeKeys(ctx context.Context, conn io.Writer, typed <-chan []byte) bool {
+	for {
+		select {
+		case b, ok := <-typed:
+			if !ok {
+				return true
+			}
+			if _, err := conn.Write(b); err != nil {
+				return false
+			}
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// terminalResult is runTerminal's error for a session that ended with
+// ended, interrupted by a signal or the caller's context if interrupted
+// is not nil.
+func terminalResult(stdout io.Writer, ended, interrupted error) error {
+	switch {
+	case errors.Is(ended, errEscape):
+		// The terminal is still raw: a new line takes "\r\n".
+		fmt.Fprint(stdout, "\r\n")
+		return nil
+	case interrupted != nil:
+		return interrupted
+	case errors.Is(ended, io.EOF):
+		return nil // the terminal's input ended
+	}
+	return ended
 }
 
 // runPipe runs the session with stdin and stdout that are not a terminal.

@@ -342,17 +342,8 @@ func (d *Driver) run(ctx context.Context, req *fetch.Request, s *session, f *uri
 // MDTM when wanted, see the package comment); a name
 // that RETR refuses with 550 but CWD accepts is listed instead.
 func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f *uri.FTP, p plan) (*fetch.Response, error) {
-	typ := ftp.TransferTypeBinary
-	if f.Type == 'a' {
-		typ = ftp.TransferTypeASCII
-	}
-	off := req.Offset
-	if off < 0 || typ == ftp.TransferTypeASCII {
-		if off > 0 {
-			req.Tracef(fetch.Note, "no REST in ASCII mode: starting at byte 0")
-		}
-		off = 0
-	}
+	typ := transferType(f)
+	off := restOffset(req, typ)
 	// A server that gives the size in its 150 reply (seen on this
 	// connection) is not asked for it; wget reads the size there too.
 	askSize := typ == ftp.TransferTypeBinary && !(s.sizeIn150 && off == 0)
@@ -385,59 +376,49 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 	if size >= 0 && off > size {
 		return nil, fmt.Errorf("ftp: cannot resume %s at byte %d: it has %d bytes", p.name, off, size)
 	}
-	r, err := s.sc.RetrFrom(p.name, uint64(off))
-	if err != nil && off > 0 && strings.HasPrefix(s.lastCmd, "REST") && refused(err) {
-		req.Tracef(fetch.Note, "the server refused REST: starting at byte 0")
-		off = 0
-		r, err = s.sc.RetrFrom(p.name, 0)
-	}
+	r, off, err := s.retr(req, p.name, off)
 	if err != nil {
-		var te *textproto.Error
-		if errors.As(err, &te) && te.Code == StatusFileUnavailable {
-			// A directory named without its final "/"?
-			retrErr := s.fail("RETR "+p.name, err)
-			dir := p.name
-			if err := s.sc.ChangeDir(dir); err != nil {
-				if refused(err) {
-					return nil, retrErr
-				}
-				return nil, s.fail("CWD "+dir, err)
-			}
-			s.at = append(s.at, dir)
-			return d.list(s, f, append(append([]string(nil), f.Dirs...), f.Name), "")
-		}
-		return nil, s.fail("RETR "+p.name, err)
+		return d.listIfDir(s, f, p.name, err)
 	}
 	if typ == ftp.TransferTypeBinary && off == 0 {
-		n, ok := sizeOf150(s.lastPrelim)
-		switch {
-		case askSize:
-			s.sizeIn150 = ok && size >= 0 && n == size
-		case ok:
-			size = n
-		default:
-			s.sizeIn150 = false // and the Length is unknown this once
-		}
-	}
-	resp := &fetch.Response{
-		Kind:     fetch.Document,
-		Type:     mediaType(f.Name, typ),
-		Length:   -1,
-		Offset:   off,
-		Modified: modified,
-		Meta:     fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
+		size = s.size150(size, askSize)
 	}
 	want := int64(-1)
 	if size >= 0 {
 		want = size - off
-		resp.Length = want
 	}
-	var src io.Reader = r
-	if typ == ftp.TransferTypeASCII {
-		src = newCRLFReader(r)
+	resp := &fetch.Response{
+		Kind:     fetch.Document,
+		Type:     mediaType(f.Name, typ),
+		Length:   want,
+		Offset:   off,
+		Modified: modified,
+		Meta:     fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
 	}
-	resp.Body = d.newBody(ctx, s, r, src, want, "RETR "+p.name)
+	resp.Body = d.retrBody(ctx, s, r, typ, want, p.name)
 	return resp, nil
+}
+
+// transferType is the TYPE of f: A for ";type=a", else I (RFC 1738
+// section 3.2.2).
+func transferType(f *uri.FTP) ftp.TransferType {
+	if f.Type == 'a' {
+		return ftp.TransferTypeASCII
+	}
+	return ftp.TransferTypeBinary
+}
+
+// restOffset is where RETR starts: req.Offset, but byte 0 in ASCII mode,
+// whose bytes on the server are not those the conversion yields.
+func restOffset(req *fetch.Request, typ ftp.TransferType) int64 {
+	off := req.Offset
+	if off < 0 || typ == ftp.TransferTypeASCII {
+		if off > 0 {
+			req.Tracef(fetch.Note, "no REST in ASCII mode: starting at byte 0")
+		}
+		off = 0
+	}
+	return off
 }
 
 // pipeline announces the commands retrieve sends through jlaffaye/ftp up
@@ -484,6 +465,57 @@ func (d *Driver) askModTime(s *session) bool {
 	return !d.SkipModTime && s.sc.IsGetTimeSupported()
 }
 
+// retr sends RETR name, after REST off when off > 0, and returns the
+// data connection and the byte it starts at. A server that refuses REST
+// (RFC 959 does not require it) gets RETR again without it: the whole
+// file is better than none.
+func (s *session) retr(req *fetch.Request, name string, off int64) (*ftp.Response, int64, error) {
+	r, err := s.sc.RetrFrom(name, uint64(off))
+	if err != nil && off > 0 && strings.HasPrefix(s.lastCmd, "REST") && refused(err) {
+		req.Tracef(fetch.Note, "the server refused REST: starting at byte 0")
+		off = 0
+		r, err = s.sc.RetrFrom(name, 0)
+	}
+	return r, off, err
+}
+
+// listIfDir returns the error of a RETR name that failed with err, or,
+// when the server refused it with 550 and accepts CWD name, the listing
+// of that directory: the URL named it without its final "/".
+func (d *Driver) listIfDir(s *session, f *uri.FTP, name string, err error) (*fetch.Response, error) {
+	var te *textproto.Error
+	if !errors.As(err, &te) || te.Code != StatusFileUnavailable {
+		return nil, s.fail("RETR "+name, err)
+	}
+	retrErr := s.fail("RETR "+name, err)
+	if err := s.sc.ChangeDir(name); err != nil {
+		if refused(err) {
+			return nil, retrErr
+		}
+		return nil, s.fail("CWD "+name, err)
+	}
+	s.at = append(s.at, name)
+	return d.list(s, f, append(append([]string(nil), f.Dirs...), f.Name), "")
+}
+
+// size150 reads the 150 reply to a binary RETR from byte 0 and returns
+// the size: SIZE's when it was asked, else the reply's (-1 without one).
+// It notes whether the reply's size may stand in for SIZE on the next
+// RETR of the connection: when SIZE was asked, whether the two agree;
+// when not, whether the reply had one.
+func (s *session) size150(size int64, asked bool) int64 {
+	n, ok := sizeOf150(s.lastPrelim)
+	switch {
+	case asked:
+		s.sizeIn150 = ok && size >= 0 && n == size
+	case ok:
+		size = n
+	default:
+		s.sizeIn150 = false // and the Length is unknown this once
+	}
+	return size
+}
+
 // sizeOf150 reads the size at the end of a 150 reply, "150 Opening BINARY
 // mode data connection for NAME (N bytes)."; the last parenthesis, since
 // the name may hold one of its own.
@@ -502,6 +534,16 @@ func sizeOf150(line string) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// retrBody returns the Body of RETR name's data connection r, holding
+// want bytes (-1: unknown); in ASCII mode the CRLF line ends become "\n".
+func (d *Driver) retrBody(ctx context.Context, s *session, r *ftp.Response, typ ftp.TransferType, want int64, name string) io.ReadCloser {
+	var src io.Reader = r
+	if typ == ftp.TransferTypeASCII {
+		src = newCRLFReader(r)
+	}
+	return d.newBody(ctx, s, r, src, want, "RETR "+name)
 }
 
 // refused reports whether err is a permanent negative reply (5xx) to a

@@ -236,56 +236,13 @@ func nextURL(base *uri.URL, loc string) (*uri.URL, error) {
 
 // roundTrip sends one GET for u: to its server, or to the proxy via.
 func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, via *url.URL) (*http.Response, error) {
-	var hr *http.Request
-	var err error
-	if isHTTP(u) {
-		hr, err = newRequest(ctx, u)
-		if err != nil {
-			return nil, err
-		}
-		if via != nil && u.Scheme == "http" && speaksHTTP(via) {
-			// A proxy needs the absolute form (an https request goes
-			// through a CONNECT tunnel in origin form, as through SOCKS).
-			hr.URL.Opaque = "//" + hr.URL.Host + hr.URL.Opaque
-		}
-	} else {
-		if via == nil || !speaksHTTP(via) {
-			return nil, fetch.Errorf(fetch.ErrUnsupported, "http: no HTTP gateway for %s: URLs", u.Scheme)
-		}
-		hr, err = gatewayRequest(ctx, u, via)
-		if err != nil {
-			return nil, err
-		}
+	hr, err := buildRequest(ctx, u, via)
+	if err != nil {
+		return nil, err
 	}
 	hr = hr.WithContext(context.WithValue(hr.Context(), proxyKey{}, via))
-	ua := d.UserAgent
-	if ua == "" {
-		ua = "urlfetch"
-	}
-	hr.Header.Set("User-Agent", ua)
-	if req.Offset > 0 {
-		hr.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
-	}
-	if req.Tracing() {
-		target := hr.URL.RequestURI()
-		if via != nil {
-			req.Tracef(fetch.Note, "via gateway %s", via.Redacted())
-			if !isHTTP(u) {
-				target = u.WithoutFragment().Redacted()
-			}
-		}
-		host := hr.Host
-		if host == "" {
-			host = hr.URL.Host
-		}
-		req.Tracef(fetch.Out, "GET %s HTTP/1.1", target)
-		req.Tracef(fetch.Out, "Host: %s", host)
-		for k, vs := range hr.Header {
-			for _, v := range vs {
-				req.Tracef(fetch.Out, "%s: %s", k, v)
-			}
-		}
-	}
+	d.setHeaders(hr, req)
+	traceRequest(req, hr, u, via)
 	resp, err := d.transport.RoundTrip(hr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -293,15 +250,30 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, 
 		}
 		return nil, replyError(err)
 	}
-	if req.Tracing() {
-		req.Tracef(fetch.In, "%s %s", resp.Proto, resp.Status)
-		for k, vs := range resp.Header {
-			for _, v := range vs {
-				req.Tracef(fetch.In, "%s: %s", k, v)
-			}
-		}
-	}
+	traceReply(req, resp)
 	return resp, nil
+}
+
+// buildRequest builds the GET for u: in origin form for its server, in
+// absolute form for an HTTP proxy, and for a URL of another scheme the
+// request to the gateway via.
+func buildRequest(ctx context.Context, u *uri.URL, via *url.URL) (*http.Request, error) {
+	if !isHTTP(u) {
+		if via == nil || !speaksHTTP(via) {
+			return nil, fetch.Errorf(fetch.ErrUnsupported, "http: no HTTP gateway for %s: URLs", u.Scheme)
+		}
+		return gatewayRequest(ctx, u, via)
+	}
+	hr, err := newRequest(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	if via != nil && u.Scheme == "http" && speaksHTTP(via) {
+		// A proxy needs the absolute form (an https request goes
+		// through a CONNECT tunnel in origin form, as through SOCKS).
+		hr.URL.Opaque = "//" + hr.URL.Host + hr.URL.Opaque
+	}
+	return hr, nil
 }
 
 // newRequest builds the GET of an http or https URL in origin form. The
@@ -364,6 +336,78 @@ func hostHeader(u *uri.URL) string {
 		host += ":" + strconv.Itoa(u.Port)
 	}
 	return host
+}
+
+// setHeaders sets the headers the driver sends: User-Agent, and Range
+// to resume at req.Offset.
+func (d *Driver) setHeaders(hr *http.Request, req *fetch.Request) {
+	ua := d.UserAgent
+	if ua == "" {
+		ua = "urlfetch"
+	}
+	hr.Header.Set("User-Agent", ua)
+	if req.Offset > 0 {
+		hr.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+	}
+}
+
+// traceRequest traces the request. net/http writes it without showing
+// it, so the trace rebuilds it from hr; a gateway's request target is
+// traced redacted, since it carries the URL's password.
+func traceRequest(req *fetch.Request, hr *http.Request, u *uri.URL, via *url.URL) {
+	if !req.Tracing() {
+		return
+	}
+	target := hr.URL.RequestURI()
+	if via != nil {
+		req.Tracef(fetch.Note, "via gateway %s", via.Redacted())
+		if !isHTTP(u) {
+			target = u.WithoutFragment().Redacted()
+		}
+	}
+	host := hr.Host
+	if host == "" {
+		host = hr.URL.Host
+	}
+	req.Tracef(fetch.Out, "GET %s HTTP/1.1", target)
+	req.Tracef(fetch.Out, "Host: %s", host)
+	for k, vs := range hr.Header {
+		for _, v := range vs {
+			req.Tracef(fetch.Out, "%s: %s", k, v)
+		}
+	}
+}
+
+// replyError gives a kind to an error of the transport. Dialing, the
+// idle timeout and cancellation have theirs; another timeout (the TLS
+// handshake's) is the Client's to classify; a certificate that does not
+// verify keeps its own error. A connection closed or reset before the
+// reply came is a broken connection (ErrConnect). Every other failure
+// comes of what the server sent: a status line or header that does not
+// parse or does not end.
+func replyError(err error) error {
+	var cv *tls.CertificateVerificationError
+	var ne net.Error
+	switch {
+	case fetch.Class(err) != nil || errors.As(err, &cv) || errors.As(err, &ne) && ne.Timeout():
+		return err
+	case fetch.ConnBroken(err):
+		return fetch.Errorf(fetch.ErrConnect, "http: the server closed the connection before its reply ended: %w", err)
+	}
+	return fetch.Errorf(fetch.ErrProtocol, "http: the reply cannot be read: %w", err)
+}
+
+// traceReply traces the status line and header of a reply.
+func traceReply(req *fetch.Request, resp *http.Response) {
+	if !req.Tracing() {
+		return
+	}
+	req.Tracef(fetch.In, "%s %s", resp.Proto, resp.Status)
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			req.Tracef(fetch.In, "%s: %s", k, v)
+		}
+	}
 }
 
 // response turns a final reply into a fetch.Response or an error.
@@ -447,23 +491,4 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// replyError gives a kind to an error of the transport. Dialing, the
-// idle timeout and cancellation have theirs; another timeout (the TLS
-// handshake's) is the Client's to classify; a certificate that does not
-// verify keeps its own error. A connection closed or reset before the
-// reply came is a broken connection (ErrConnect). Every other failure
-// comes of what the server sent: a status line or header that does not
-// parse or does not end.
-func replyError(err error) error {
-	var cv *tls.CertificateVerificationError
-	var ne net.Error
-	switch {
-	case fetch.Class(err) != nil || errors.As(err, &cv) || errors.As(err, &ne) && ne.Timeout():
-		return err
-	case fetch.ConnBroken(err):
-		return fetch.Errorf(fetch.ErrConnect, "http: the server closed the connection before its reply ended: %w", err)
-	}
-	return fetch.Errorf(fetch.ErrProtocol, "http: the reply cannot be read: %w", err)
 }

@@ -648,37 +648,71 @@ func isLoopback(a net.Addr) bool {
 
 // send runs one mail transaction: MAIL, RCPT for each recipient, DATA.
 func (s *session) send(ctx context.Context, e *envelope, m *message) (*fetch.Response, error) {
+	if err := s.mailFrom(e, m); err != nil {
+		return nil, err
+	}
+	accepted, refused, err := s.rcptTo(e.rcpts)
+	if err != nil {
+		return nil, err
+	}
+	if len(accepted) == 0 {
+		return nil, withKind(&RecipientError{Refused: refused}, refused[0])
+	}
+	reply, id, err := s.data(ctx, e, m)
+	if err != nil {
+		return nil, err
+	}
+	s.close()
+	if len(refused) > 0 {
+		return nil, withKind(&RecipientError{Refused: refused, Accepted: accepted, Reply: reply}, refused[0])
+	}
+	return s.response(ctx, e, accepted, reply, id), nil
+}
+
+// mailFrom starts the transaction with MAIL FROM, with SMTPUTF8 (RFC
+// 6531) when an address or the header is not ASCII and the server offers
+// it. A header goes without it to a server that lacks it; an address
+// cannot.
+func (s *session) mailFrom(e *envelope, m *message) error {
 	opts := &smtp.MailOptions{}
 	if e.utf8 || m.head.nonASCII {
 		if ok, _ := s.c.Extension("SMTPUTF8"); ok {
 			opts.UTF8 = true
 		} else if e.utf8 {
-			return nil, fetch.Errorf(fetch.ErrUnsupported, "mailto: %s does not offer SMTPUTF8, which a non-ASCII address needs (RFC 6531)", s.addr)
+			return fetch.Errorf(fetch.ErrUnsupported, "mailto: %s does not offer SMTPUTF8, which a non-ASCII address needs (RFC 6531)", s.addr)
 		}
 	}
 	if err := s.c.Mail(e.from.Address, opts); err != nil {
-		return nil, s.fail("MAIL FROM:<"+e.from.Address+">", err)
+		return s.fail("MAIL FROM:<"+e.from.Address+">", err)
 	}
-	var accepted []string
-	var refused []*ReplyError
-	for _, rcpt := range e.rcpts {
+	return nil
+}
+
+// rcptTo sends RCPT TO for each recipient. A refusal does not end the
+// transaction: the message goes to the recipients the server accepts, and
+// the refusals are reported after it.
+func (s *session) rcptTo(rcpts []string) (accepted []string, refused []*ReplyError, err error) {
+	for _, rcpt := range rcpts {
 		cmd := "RCPT TO:<" + rcpt + ">"
 		if err := s.c.Rcpt(rcpt, nil); err != nil {
 			var se *smtp.SMTPError
 			if !errors.As(err, &se) {
-				return nil, s.fail(cmd, err)
+				return nil, nil, s.fail(cmd, err)
 			}
 			refused = append(refused, newReplyError(cmd, se))
 			continue
 		}
 		accepted = append(accepted, rcpt)
 	}
-	if len(accepted) == 0 {
-		return nil, withKind(&RecipientError{Refused: refused}, refused[0])
-	}
+	return accepted, refused, nil
+}
+
+// data sends DATA, then the message and its end, and returns the final
+// reply and the message's Message-ID.
+func (s *session) data(ctx context.Context, e *envelope, m *message) (reply, id string, err error) {
 	w, err := s.c.Data()
 	if err != nil {
-		return nil, s.fail("DATA", err)
+		return "", "", s.fail("DATA", err)
 	}
 	body, id := m.stream(e, time.Now())
 	s.conn.setMode(modeData)
@@ -687,20 +721,22 @@ func (s *session) send(ctx context.Context, e *envelope, m *message) (*fetch.Res
 		// the partial message with it.
 		s.broken = true
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return "", "", ctx.Err()
 		}
-		return nil, fmt.Errorf("mailto: sending the message: %w", err)
+		return "", "", fmt.Errorf("mailto: sending the message: %w", err)
 	}
 	dr, err := w.CloseWithResponse()
 	s.conn.setMode(modeCommands)
 	if err != nil {
-		return nil, s.fail("end of data", err)
+		return "", "", s.fail("end of data", err)
 	}
-	reply := strconv.Itoa(StatusOK) + " " + oneLine(dr.StatusText) // CloseWithResponse takes no other code
-	s.close()
-	if len(refused) > 0 {
-		return nil, withKind(&RecipientError{Refused: refused, Accepted: accepted, Reply: reply}, refused[0])
-	}
+	reply = strconv.Itoa(StatusOK) + " " + oneLine(dr.StatusText) // CloseWithResponse takes no other code
+	return reply, id, nil
+}
+
+// response is the Response of a message sent to every recipient: the
+// final reply as its Body, and in Meta what the transaction settled.
+func (s *session) response(ctx context.Context, e *envelope, accepted []string, reply, id string) *fetch.Response {
 	meta := fetch.Meta{}
 	meta.Set("Reply", reply)
 	if q := queueID(reply); q != "" {
@@ -722,7 +758,7 @@ func (s *session) send(ctx context.Context, e *envelope, m *message) (*fetch.Res
 		Length: int64(len(reply)),
 		Meta:   meta,
 		Body:   fetch.NewBody(ctx, strings.NewReader(reply), fetch.BodyFuncs{}),
-	}, nil
+	}
 }
 
 // fail turns an error of command cmd into the error Fetch returns: a
