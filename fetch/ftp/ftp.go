@@ -355,22 +355,16 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 	if askSize {
 		// In ASCII mode the size the server gives is not what the
 		// conversion yields: no Length then.
-		n, err := s.sc.FileSize(p.name)
-		switch {
-		case err == nil && n >= 0:
-			size = n
-		case !refused(err):
-			return nil, s.fail("SIZE", err)
+		var err error
+		if size, err = s.size(p.name); err != nil {
+			return nil, err
 		}
 	}
 	var modified time.Time
 	if d.askModTime(s) {
-		t, err := s.sc.GetTime(p.name)
-		switch {
-		case err == nil:
-			modified = t
-		case !refused(err):
-			return nil, s.fail("MDTM", err)
+		var err error
+		if modified, err = s.modTime(p.name); err != nil {
+			return nil, err
 		}
 	}
 	if size >= 0 && off > size {
@@ -419,6 +413,32 @@ func restOffset(req *fetch.Request, typ ftp.TransferType) int64 {
 		off = 0
 	}
 	return off
+}
+
+// size asks the server for name's size with SIZE: -1 when it refuses, or
+// gives a number no file has (a negative one: unknown, not an error).
+func (s *session) size(name string) (int64, error) {
+	n, err := s.sc.FileSize(name)
+	switch {
+	case err == nil && n >= 0:
+		return n, nil
+	case err == nil, refused(err):
+		return -1, nil
+	}
+	return -1, s.fail("SIZE", err)
+}
+
+// modTime asks the server for name's modification time with MDTM: the
+// zero time when it refuses.
+func (s *session) modTime(name string) (time.Time, error) {
+	t, err := s.sc.GetTime(name)
+	switch {
+	case err == nil:
+		return t, nil
+	case refused(err):
+		return time.Time{}, nil
+	}
+	return time.Time{}, s.fail("MDTM", err)
 }
 
 // pipeline announces the commands retrieve sends through jlaffaye/ftp up

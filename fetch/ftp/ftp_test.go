@@ -932,6 +932,24 @@ func TestSizeFrom150(t *testing.T) {
 	}
 }
 
+// Issue 23: a SIZE reply whose number no file has ("213 -5") is an unknown
+// size, not a fetch that ends with neither a body nor an error. The fake
+// server says it; vsftpd never would.
+func TestNegativeSize_FakeServer(t *testing.T) {
+	srv := newFakeServer(t)
+	srv.set(func() { srv.size, srv.no150Size = "-5", true })
+	c := newClient(t, nil)
+	resp, body := get(t, c, srv.URL("/readme.txt"))
+	if body != "hello, ftp\n" || resp.Length != -1 {
+		t.Errorf("SIZE -5: body %q, Length %d; want the file and an unknown length", body, resp.Length)
+	}
+	// The connection went back to the pool, whole: the next fetch reuses it.
+	get(t, c, srv.URL("/readme.txt"))
+	if n := srv.connections(); n != 1 {
+		t.Errorf("%d control connections for two fetches, want 1", n)
+	}
+}
+
 func TestSizeOf150(t *testing.T) {
 	for line, want := range map[string]int64{
 		"150 Opening BINARY mode data connection for a.txt (31 bytes).":       31,

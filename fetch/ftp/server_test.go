@@ -47,6 +47,8 @@ type fakeServer struct {
 	// N it states is off150 more than the bytes sent.
 	no150Size bool
 	off150    int
+	// size, if set, is the SIZE reply's number whatever the file holds.
+	size string
 
 	mu    sync.Mutex
 	conns int
@@ -336,6 +338,10 @@ func (f *fakeSession) command(cmd, arg string) bool {
 		body, ok := s.files[f.abs(arg)]
 		if !ok {
 			f.reply("550 Could not get file size.")
+			return true
+		}
+		if s.size != "" {
+			f.reply("213 %s", s.size)
 			return true
 		}
 		f.reply("213 %d", len(body))
