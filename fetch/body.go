@@ -125,3 +125,17 @@ func (b *body) Close() error {
 	})
 	return b.closeErr
 }
+
+// A CountingReader counts the bytes read through it: how a driver's End
+// and Close know how far a transfer got (a short transfer, "the body broke
+// off after N bytes").
+type CountingReader struct {
+	R io.Reader
+	N int64
+}
+
+func (c *CountingReader) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
+	return n, err
+}

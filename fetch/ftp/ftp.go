@@ -608,21 +608,21 @@ func replyKind(code int) error {
 // that breaks, or is closed before its end, drops the control connection
 // too, since the server's reply to it is not worth waiting for.
 func (d *Driver) newBody(ctx context.Context, s *session, r *ftp.Response, src io.Reader, want int64, cmd string) io.ReadCloser {
-	c := &countingReader{r: src}
+	c := &fetch.CountingReader{R: src}
 	abort := func() {
 		s.close()
 		r.Close() // reads from the closed control connection: fails at once
 	}
 	finish := func() error {
-		if want >= 0 && c.n != want {
+		if want >= 0 && c.N != want {
 			// Fewer bytes than SIZE (or the 150) said: the transfer broke
 			// off, and a retry may resume it. More: the server is wrong.
 			kind := fetch.ErrConnect
-			if c.n > want {
+			if c.N > want {
 				kind = fetch.ErrProtocol
 			}
 			abort()
-			return fetch.Errorf(kind, "ftp: %s: the data connection closed after %d of %d bytes", cmd, c.n, want)
+			return fetch.Errorf(kind, "ftp: %s: the data connection closed after %d of %d bytes", cmd, c.N, want)
 		}
 		if err := r.Close(); err != nil {
 			err = s.fail(cmd, err)
@@ -643,7 +643,7 @@ func (d *Driver) newBody(ctx context.Context, s *session, r *ftp.Response, src i
 		Close: func(ended bool) error {
 			switch {
 			case ended:
-			case want >= 0 && c.n == want:
+			case want >= 0 && c.N == want:
 				// All bytes are in; only the end of the stream is
 				// unread: the exchange can still end well.
 				if err := finish(); err != io.EOF {
@@ -655,16 +655,4 @@ func (d *Driver) newBody(ctx context.Context, s *session, r *ftp.Response, src i
 			return nil
 		},
 	})
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -462,7 +462,7 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 // newBody returns the Body of a reply. A body that breaks off is
 // ErrProtocol, the net/http error kept.
 func newBody(ctx context.Context, resp *http.Response) io.ReadCloser {
-	c := &countingReader{r: resp.Body}
+	c := &fetch.CountingReader{R: resp.Body}
 	length := resp.ContentLength
 	return fetch.NewBody(ctx, c, fetch.BodyFuncs{
 		End: func(err error) error {
@@ -471,24 +471,12 @@ func newBody(ctx context.Context, resp *http.Response) io.ReadCloser {
 				return err
 			case !fetch.ConnBroken(err):
 				// A chunk that does not parse.
-				return fetch.Errorf(fetch.ErrProtocol, "http: the body cannot be read after %d bytes: %w", c.n, err)
+				return fetch.Errorf(fetch.ErrProtocol, "http: the body cannot be read after %d bytes: %w", c.N, err)
 			case length >= 0:
-				return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", c.n, length, err)
+				return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", c.N, length, err)
 			}
-			return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d bytes: %w", c.n, err)
+			return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d bytes: %w", c.N, err)
 		},
 		Close: func(bool) error { return resp.Body.Close() },
 	})
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
