@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/mail"
 	"net/textproto"
 	"strconv"
@@ -113,7 +114,9 @@ func (d *Driver) groupListing(ctx context.Context, req *fetch.Request, c *conn, 
 	if err != nil {
 		return nil, err
 	}
-	o := &overview{req: req, c: c, t: t, ctx: ctx, low: low, next: high}
+	o := newOverview(req, low, high, 0, func(lo, hi int64, fn func([]byte) error) error {
+		return c.overview(ctx, req, t, lo, hi, fn)
+	})
 	switch {
 	case d.Range.Last != 0:
 		o.low, o.next, o.left = max(low, d.Range.First), min(high, d.Range.Last), -1
@@ -146,22 +149,39 @@ func (d *Driver) groupListing(ctx context.Context, req *fetch.Request, c *conn, 
 }
 
 // overview is the Body source of a group listing: the overview lines of
-// the group from the top down, overviewBatch numbers per OVER, each
-// batch turned newest first. Between two Reads the connection is never
-// in the middle of a reply.
+// the group from the top down, each OVER's lines turned newest first.
+// Between two Reads the connection is never in the middle of a reply.
+//
+// The walk ends whatever the server says. An OVER asks for step numbers:
+// overviewBatch, doubled after each range that held no article (up to
+// maxStep), so that a range of 2^63 numbers with nothing in it (a group
+// of "211 2 1 9223372036854775807") is crossed in some sixty OVERs, not
+// 2^56. Of a reply, only the newest lines still wanted are kept, so a wide
+// range full of articles costs flat memory: the walk goes on below the
+// oldest line kept. Every OVER asks for numbers below the last one's, so
+// the walk always moves down, to low.
 type overview struct {
-	ctx  context.Context
-	req  *fetch.Request
-	c    *conn
-	t    *target
+	// fetch runs one OVER of the numbers lo to hi, calling fn with each
+	// line of the reply.
+	fetch func(lo, hi int64, fn func([]byte) error) error
+	req   *fetch.Request
+
 	low  int64 // the lowest number to list
 	next int64 // the highest number not yet asked for
 	left int64 // how many lines are still to come; -1 for no limit
+	step int64 // how many numbers the next OVER asks for
 
-	raw     []byte // the lines of the last OVER, one after another
-	ends    []int  // where each of them ends in raw
-	out     []byte // those lines, newest first, each with LF
-	pending []byte // what of out the reader has not had
+	kept    [][]byte // the newest lines of the last reply, oldest first
+	out     []byte   // those lines, newest first, each with LF
+	pending []byte   // what of out the reader has not had
+}
+
+// maxStep bounds the numbers one OVER asks for: with it the arithmetic of
+// the next range cannot overflow (high is at most 2^63-1).
+const maxStep = 1 << 62
+
+func newOverview(req *fetch.Request, low, high, left int64, fetchRange func(lo, hi int64, fn func([]byte) error) error) *overview {
+	return &overview{fetch: fetchRange, req: req, low: low, next: high, left: left, step: overviewBatch}
 }
 
 func (o *overview) Read(p []byte) (int, error) {
@@ -178,44 +198,59 @@ func (o *overview) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// fill asks for the next batch of overview lines.
+// fill asks for the next range of overview lines.
 func (o *overview) fill() error {
-	size := int64(overviewBatch)
-	if o.left > 0 && o.left < size {
-		size = o.left
-	}
 	hi := o.next
-	lo := max(o.low, hi-size+1)
-	o.next = lo - 1
-	o.raw, o.ends = o.raw[:0], o.ends[:0]
-	extra, extraBytes := 0, 0
-	err := o.c.overview(o.ctx, o.req, o.t, lo, hi, func(line []byte) error {
-		if int64(len(o.ends)) > hi-lo {
+	lo := max(o.low, hi-o.step+1)
+	keep := int64(overviewBatch)
+	if o.left > 0 && o.left < keep {
+		keep = o.left
+	}
+	o.kept = o.kept[:0]
+	dropped := false
+	lines, passed, passedBytes := int64(0), 0, 0
+	err := o.fetch(lo, hi, func(line []byte) error {
+		if lines++; lines > hi-lo+1 {
 			// More lines than numbers asked for: a broken server, whose
 			// extra lines are passed over, up to maxBlock bytes of them.
-			extra++
-			if extraBytes += len(line); extraBytes > maxBlock {
-				return fetch.Errorf(fetch.ErrProtocol, "nntp: the overview of articles %d-%d goes on past %d lines and %d bytes", lo, hi, extra, maxBlock)
+			passed++
+			if passedBytes += len(line); passedBytes > maxBlock {
+				return fetch.Errorf(fetch.ErrProtocol, "nntp: the overview of articles %d-%d goes on past %d lines and %d bytes of lines not asked for", lo, hi, passed, maxBlock)
 			}
 			return nil
 		}
-		o.raw = append(o.raw, line...)
-		o.ends = append(o.ends, len(o.raw))
+		if int64(len(o.kept)) == keep {
+			// Older than the newest wanted: the next OVER asks again.
+			dropped = true
+			first := o.kept[0]
+			copy(o.kept, o.kept[1:])
+			o.kept[len(o.kept)-1] = append(first[:0], line...)
+			return nil
+		}
+		o.kept = append(o.kept, append([]byte(nil), line...))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if extra > 0 {
-		o.req.Tracef(fetch.Note, "ignored %d overview lines beyond the %d articles asked for", extra, hi-lo+1)
+	if passed > 0 {
+		o.req.Tracef(fetch.Note, "ignored %d overview lines beyond the %d articles asked for", passed, hi-lo+1)
+	}
+	o.next = lo - 1
+	switch {
+	case len(o.kept) == 0:
+		o.step = min(o.step*2, maxStep)
+	case dropped:
+		if n, ok := oldest(o.kept, lo, hi); ok {
+			o.next = n - 1
+		}
+		o.step = overviewBatch
+	default:
+		o.step = overviewBatch
 	}
 	o.out = o.out[:0]
-	for i := len(o.ends) - 1; i >= 0 && o.left != 0; i-- {
-		start := 0
-		if i > 0 {
-			start = o.ends[i-1]
-		}
-		o.out = append(o.out, o.raw[start:o.ends[i]]...)
+	for i := len(o.kept) - 1; i >= 0 && o.left != 0; i-- {
+		o.out = append(o.out, o.kept[i]...)
 		o.out = append(o.out, '\n')
 		if o.left > 0 {
 			o.left--
@@ -223,6 +258,25 @@ func (o *overview) fill() error {
 	}
 	o.pending = o.out
 	return nil
+}
+
+// overviewNumber reads the article number an overview line begins with.
+func overviewNumber(line []byte) (int64, bool) {
+	f, _, _ := bytes.Cut(line, []byte("\t"))
+	n, err := strconv.ParseInt(string(f), 10, 64)
+	return n, err == nil && n > 0
+}
+
+// oldest is the lowest article number of lines in lo to hi, if one has
+// such a number (a line that does not parse is the Entries' error).
+func oldest(lines [][]byte, lo, hi int64) (int64, bool) {
+	low, ok := int64(math.MaxInt64), false
+	for _, l := range lines {
+		if n, valid := overviewNumber(l); valid && n >= lo && n <= hi {
+			low, ok = min(low, n), true
+		}
+	}
+	return low, ok
 }
 
 // groupList lists the groups: news:*, a news: wildmat, nntp://host/.

@@ -410,6 +410,17 @@ func (c *conn) group(ctx context.Context, req *fetch.Request, t *target) (count,
 	if code != StatusGroupSelected {
 		return 0, 0, 0, commandError(line, code, msg)
 	}
+	if count, low, high, err = parseGroup(msg); err != nil {
+		return 0, 0, 0, fmt.Errorf("nntp: %s: %w", line, err)
+	}
+	return count, low, high, nil
+}
+
+// parseGroup reads the text of a 211 reply to GROUP: "count low high
+// group". RFC 3977 section 6.1.1.2: article numbers are 1 to 2^63-1, and
+// an empty group may say 0 for all three; a negative number (or one that
+// does not fit) is the server breaking its protocol.
+func parseGroup(msg string) (count, low, high int64, err error) {
 	f := strings.Fields(msg)
 	var n [3]int64
 	for i := range n {
@@ -422,7 +433,10 @@ func (c *conn) group(ctx context.Context, req *fetch.Request, t *target) (count,
 		}
 	}
 	if err != nil {
-		return 0, 0, 0, fetch.Errorf(fetch.ErrProtocol, "nntp: %s: unreadable reply %q, want \"211 count low high group\"", line, clip(msg))
+		return 0, 0, 0, fetch.Errorf(fetch.ErrProtocol, "unreadable reply %q, want \"211 count low high group\"", clip(msg))
+	}
+	if n[0] < 0 || n[1] < 0 || n[2] < 0 {
+		return 0, 0, 0, fetch.Errorf(fetch.ErrProtocol, "reply %q gives a negative count or article number", clip(msg))
 	}
 	return n[0], n[1], n[2], nil
 }

@@ -47,6 +47,9 @@ type fakeGroup struct {
 	name      string
 	low, high int64
 	article   func(n int64) *fakeArticle // nil for a missing number
+	// numbers, if set, are the only numbers with an article, ascending:
+	// a sparse group, whose range may be as wide as 2^63.
+	numbers []int64
 }
 
 type fakeArticle struct {
@@ -250,7 +253,10 @@ func (f *fake) serve(c net.Conn) {
 			}
 			selected = g
 			n := int64(0)
-			if g.high >= g.low {
+			switch {
+			case g.numbers != nil:
+				n = int64(len(g.numbers))
+			case g.high >= g.low:
 				n = g.high - g.low + 1
 			}
 			send(fmt.Sprintf("211 %d %d %d %s\r\n", n, g.low, g.high, g.name))
@@ -328,9 +334,19 @@ func (f *fake) over(g *fakeGroup, arg string, bw *bufio.Writer) {
 		return
 	}
 	var lines []string
-	for n := max(l, g.low); n <= min(h, g.high); n++ {
-		if a := g.article(n); a != nil {
-			lines = append(lines, a.overview())
+	if g.numbers != nil {
+		for _, n := range g.numbers {
+			if n >= l && n <= h {
+				if a := g.article(n); a != nil {
+					lines = append(lines, a.overview())
+				}
+			}
+		}
+	} else {
+		for n := max(l, g.low); n <= min(h, g.high); n++ {
+			if a := g.article(n); a != nil {
+				lines = append(lines, a.overview())
+			}
 		}
 	}
 	if len(lines) == 0 {

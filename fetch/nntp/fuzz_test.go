@@ -3,6 +3,8 @@ package nntp
 import (
 	"bytes"
 	"errors"
+	"io"
+	"math"
 	"iter"
 	"strconv"
 	"strings"
@@ -216,6 +218,86 @@ func FuzzListLines(f *testing.F) {
 					t.Fatalf("line %.300q: URL %.300q asks for %+.300v, not the group %.300q of %+.300v", line, e.URL, at, name, tg)
 				}
 			})
+		}
+	})
+}
+
+// FuzzGroupWalk: the arithmetic of a group listing, whatever a server
+// says (issue 23). A GROUP reply that parses gives no negative number; the
+// walk down its range then asks only for numbers in it, each OVER below
+// the last, and ends within a bound that does not rest on the server's
+// good will, having listed every article in the range newest first.
+func FuzzGroupWalk(f *testing.F) {
+	f.Add("2 1 9223372036854775807 g", []byte{1, 2}, int8(5))
+	f.Add("5 -9223372036854775808 -9223372036854775800 g", []byte{}, int8(0))
+	f.Add("0 0 0 empty", []byte{}, int8(-1))
+	f.Add("3 100 99 empty", []byte{100}, int8(-1))
+	f.Add("1000 1 1000 g", []byte{1, 128, 129, 200, 255, 7, 0}, int8(-1))
+	f.Fuzz(func(t *testing.T, msg string, gaps []byte, max int8) {
+		count, low, high, err := parseGroup(msg)
+		if err != nil {
+			return
+		}
+		if count < 0 || low < 0 || high < 0 {
+			t.Fatalf("parseGroup(%q) = %d %d %d, a negative number", msg, count, low, high)
+		}
+		// The articles: numbers from high down, gaps apart (a gap byte
+		// of 255 is a gap of 2^40 numbers).
+		var nums []int64 // ascending
+		n := high
+		for _, g := range gaps {
+			step := int64(g)
+			if g == 255 {
+				step = 1 << 40
+			}
+			if n < low || n <= 0 {
+				break
+			}
+			nums = append([]int64{n}, nums...)
+			n -= step + 1
+		}
+		left := int64(max)
+		if left == 0 {
+			left = DefaultMaxEntries
+		}
+		calls, lastLo := 0, int64(math.MaxInt64)
+		o := newOverview(fetch.NewRequest(nil, nil), low, high, left, func(lo, hi int64, fn func([]byte) error) error {
+			calls++
+			if lo < low || hi > high || lo > hi || calls > 1 && hi >= lastLo {
+				t.Fatalf("OVER %d-%d in the group %d-%d after one from %d", lo, hi, low, high, lastLo)
+			}
+			lastLo = lo
+			for _, n := range nums {
+				if n >= lo && n <= hi {
+					if err := fn([]byte(strconv.FormatInt(n, 10) + "\tsubject\tfrom\tdate\t<id>")); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		b, err := io.ReadAll(o)
+		if err != nil {
+			t.Fatalf("walk: %v", err)
+		}
+		if limit := 64 * (len(nums) + 1); calls > limit {
+			t.Fatalf("%d OVERs for %d articles in %d-%d; want at most %d", calls, len(nums), low, high, limit)
+		}
+		want := len(nums)
+		if left > 0 && int64(want) > left {
+			want = int(left)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		if len(b) == 0 {
+			lines = nil
+		}
+		if len(lines) != want {
+			t.Fatalf("listed %d lines of %d articles (left %d): %q", len(lines), len(nums), left, b)
+		}
+		for i, l := range lines {
+			if got, _ := overviewNumber([]byte(l)); got != nums[len(nums)-1-i] {
+				t.Fatalf("line %d = %q; want article %d (newest first)", i, l, nums[len(nums)-1-i])
+			}
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -566,4 +567,71 @@ func TestGroupListingLarge_FakeServer(t *testing.T) {
 			t.Errorf("listed %q, want the newest 50: %q", got, want)
 		}
 	})
+}
+
+// Issue 23, point 1: a group whose range is 2^63 numbers wide, with two
+// articles at its bottom and nothing above ("211 2 1 9223372036854775807
+// g" and empty OVER replies), lists in a bounded number of OVERs, with
+// or without a limit on the entries. The fake server says it; INN never
+// would.
+func TestHugeGroupRange_FakeServer(t *testing.T) {
+	arts := testArticles()
+	byNum := map[int64]*fakeArticle{1: arts[0], 2: arts[1]}
+	arts[0].num, arts[1].num = 1, 2
+	f := newFake(t, fakeOpts{caps: []string{"OVER"}, groups: []*fakeGroup{{
+		name: "huge.group", low: 1, high: math.MaxInt64, numbers: []int64{1, 2},
+		article: func(n int64) *fakeArticle { return byNum[n] },
+	}}})
+	for _, max := range []int{0, 5, -1} {
+		c, _ := newClient(t, &nntp.Driver{Server: f.addr, MaxEntries: max})
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		before := len(f.commands())
+		resp, err := c.Fetch(ctx, "news:huge.group")
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		var names []string
+		for e, err := range resp.Entries() {
+			if err != nil {
+				t.Errorf("MaxEntries %d: entry error %v", max, err)
+				continue
+			}
+			names = append(names, e.Name)
+		}
+		resp.Body.Close()
+		cancel()
+		overs := 0
+		for _, c := range f.commands()[before:] {
+			if strings.HasPrefix(c, "OVER ") {
+				overs++
+			}
+		}
+		if strings.Join(names, ",") != "2,1" || overs > 100 {
+			t.Errorf("MaxEntries %d: entries %q after %d OVERs; want 2,1 in at most 100", max, names, overs)
+		}
+	}
+}
+
+// Issue 23, point 2: a GROUP reply with negative numbers is the server
+// breaking its protocol (RFC 3977 section 6.1.1.2: 1 to 2^63-1); no OVER
+// with overflowed arithmetic is sent.
+func TestNegativeGroupRange_FakeServer(t *testing.T) {
+	f := newFake(t, fakeOpts{caps: []string{"OVER"}, replies: map[string]string{
+		"GROUP neg.group":  "211 5 -9223372036854775808 -9223372036854775800 neg.group\r\n",
+		"GROUP neg.count":  "211 -5 1 9 neg.count\r\n",
+		"GROUP huge.count": "211 9223372036854775808 1 9 huge.count\r\n",
+	}})
+	c, _ := newClient(t, &nntp.Driver{Server: f.addr})
+	for _, g := range []string{"neg.group", "neg.count", "huge.count"} {
+		_, err := c.Fetch(t.Context(), "news:"+g)
+		if !errors.Is(err, fetch.ErrProtocol) {
+			t.Errorf("news:%s: error %v; want ErrProtocol", g, err)
+		}
+	}
+	for _, c := range f.commands() {
+		if strings.HasPrefix(c, "OVER") || strings.HasPrefix(c, "XOVER") {
+			t.Errorf("sent %q after a GROUP reply with numbers no group has", c)
+		}
+	}
 }
