@@ -169,14 +169,65 @@ func scrub(err error, secrets []string) error {
 	return &scrubbed{msg: masked, err: err}
 }
 
-// maskSecrets replaces every occurrence of a secret in s by "***".
+// maskSecrets replaces by "***" each occurrence of a secret in s that
+// stands as a value: one whose ends are not glued to letters or digits of
+// the text around it (the password in "u:e@host", "PASS e", "'e'"), so
+// that a short password hides where it stands and not in every word that
+// holds its letters ("connecting" for a password "e", which would show it
+// to any reader and make noise of the trace). A secret of
+// maskAnywhereLen bytes or more is masked wherever it is: glued into a
+// longer token it is still the secret, and no word holds one by chance.
 func maskSecrets(s string, secrets []string) string {
 	for _, p := range secrets {
-		if p != "" {
-			s = strings.ReplaceAll(s, p, "***")
+		if p != "" && strings.Contains(s, p) {
+			s = maskSecret(s, p)
 		}
 	}
 	return s
+}
+
+// maskAnywhereLen is the length from which a secret is masked wherever it
+// occurs.
+const maskAnywhereLen = 8
+
+// maskSecret masks the occurrences of one secret p in s.
+func maskSecret(s, p string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is written
+	for i := 0; i <= len(s)-len(p); {
+		j := strings.Index(s[i:], p)
+		if j < 0 {
+			break
+		}
+		start, end := i+j, i+j+len(p)
+		if len(p) >= maskAnywhereLen || standsAlone(s, start, end, p) {
+			b.WriteString(s[last:start])
+			b.WriteString("***")
+			last, i = end, end
+			continue
+		}
+		i = start + 1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// standsAlone reports whether s[start:end], an occurrence of p, is not
+// glued to a letter or digit: at each end, either p's own byte there is no
+// letter or digit (a boundary of its own) or s's byte beyond it is none.
+func standsAlone(s string, start, end int, p string) bool {
+	left := start == 0 || !wordByte(p[0]) || !wordByte(s[start-1])
+	right := end == len(s) || !wordByte(p[len(p)-1]) || !wordByte(s[end])
+	return left && right
+}
+
+// wordByte reports whether c is part of a word: a letter, a digit, or a
+// byte of a UTF-8 sequence.
+func wordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // Temporary reports whether trying err's fetch again may succeed: a

@@ -1014,3 +1014,24 @@ func TestHostOnly(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23, point 3: a one-character password is masked where it stands
+// (the PASS argument, the URL's userinfo), and the rest of the trace keeps
+// its letters: "connecting", not "conn***cting", which would show the
+// password to anyone reading the trace.
+func TestShortPasswordTrace_FakeServer(t *testing.T) {
+	srv := newFakeServer(t)
+	srv.set(func() { srv.users["u"] = "e"; srv.home["u"] = "/home/joe" })
+	c := newClient(t, nil)
+	var lines []string
+	c.Trace = func(dir fetch.Direction, line string) { lines = append(lines, string(dir)+" "+line) }
+	get(t, c, srv.URLAs("u:e", "/welcome.txt"))
+	all := strings.Join(lines, "\n")
+	if !strings.Contains(all, "> PASS ***") || !strings.Contains(all, "* connecting to ") || strings.Contains(all, "***cting") {
+		t.Errorf("trace with the password \"e\":\n%s\nwant PASS masked and the other lines whole", all)
+	}
+	_, err := c.Fetch(t.Context(), srv.URLAs("u:e", "/missing.txt"))
+	if err == nil || !strings.Contains(err.Error(), "u:***@") || strings.Contains(err.Error(), "***rr") {
+		t.Errorf("error %v; want the userinfo masked and the rest whole", err)
+	}
+}
