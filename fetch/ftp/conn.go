@@ -214,8 +214,10 @@ func (s *session) dial(network, addr string) (net.Conn, error) {
 		return &lineConn{Conn: c, s: s}, nil
 	}
 	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("ftp: bad data address %q: %w", addr, err)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 1 || n > 65535 {
+		// jlaffaye/ftp computes the port from the reply without a check:
+		// "(999,999,999,999,999,999)" gives 256743.
+		return nil, fetch.Errorf(fetch.ErrProtocol, "ftp: the server's reply %q names a data port no TCP port is (%s)", clipReply(s.lastReply), port)
 	}
 	// RFC 1738 section 6: the port a reply names is held to the policy
 	// an ftp URL's port is, or a server could aim the client at another
@@ -292,6 +294,11 @@ func (s *session) fail(cmd string, err error) error {
 		if kind := replyKind(te.Code); kind != nil {
 			return fetch.Errorf(kind, "ftp: %s: %w", cmd, re)
 		}
+		if te.Code < 400 {
+			// A positive reply, but not the one the command wants (229
+			// to PASV): the server broke its protocol.
+			return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: an unexpected reply: %w", cmd, re)
+		}
 		return fmt.Errorf("ftp: %s: %w", cmd, re)
 	case fetch.Class(err) != nil:
 		return fmt.Errorf("ftp: %s: %w", cmd, err)
@@ -300,6 +307,10 @@ func (s *session) fail(cmd string, err error) error {
 		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: %w", cmd, err)
 	case fetch.ConnBroken(err):
 		return fetch.Errorf(fetch.ErrConnect, "ftp: %s: the connection broke: %w", cmd, err)
+	case s.lastCode == StatusPassiveMode || s.lastCode == StatusExtendedPassiveMode:
+		// A positive reply to PASV or EPSV that jlaffaye/ftp could not
+		// read (it says so only in words): the server broke its protocol.
+		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: the reply %q cannot be read: %w", cmd, clipReply(s.lastReply), err)
 	}
 	return fmt.Errorf("ftp: %s: %w", cmd, err)
 }

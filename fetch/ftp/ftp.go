@@ -51,10 +51,12 @@ import (
 
 // Reply codes of RFC 959 that the driver gives a meaning to.
 const (
-	StatusNotAvailable    = 421 // service not available, closing control connection
-	StatusNotLoggedIn     = 530
-	StatusNeedAccount     = 532
-	StatusFileUnavailable = 550
+	StatusPassiveMode         = 227 // entering passive mode (h1,h2,h3,h4,p1,p2)
+	StatusExtendedPassiveMode = 229 // entering extended passive mode (|||port|)
+	StatusNotAvailable        = 421 // service not available, closing control connection
+	StatusNotLoggedIn         = 530
+	StatusNeedAccount         = 532
+	StatusFileUnavailable     = 550
 )
 
 // CWDMethod says how the directory part of a URL's path reaches the

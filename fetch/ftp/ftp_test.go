@@ -1035,3 +1035,32 @@ func TestShortPasswordTrace_FakeServer(t *testing.T) {
 		t.Errorf("error %v; want the userinfo masked and the rest whole", err)
 	}
 }
+
+// Issue 23, point 5: a 227 or 229 reply that names no port, or no port
+// TCP has, is the server breaking its protocol: ErrProtocol (exit 8), in
+// the server's own words, and nothing --retry tries again. The fake
+// server says it; vsftpd never would.
+func TestBrokenPassiveReply_FakeServer(t *testing.T) {
+	for _, tc := range []struct {
+		noEPSV bool
+		reply  string
+	}{
+		{true, "227 Entering Passive Mode (999,999,999,999,999,999)"},
+		{true, "227 Entering Passive Mode (127,0,0,1,0,0)"},
+		{true, "227 Entering Passive Mode (1,2,3)"},
+		{true, "227 Entering Passive Mode (a,b,c,d,e,f)"},
+		{true, "227 Entering Passive Mode"},
+		{false, "229 Entering Extended Passive Mode (|||99999|)"},
+		{false, "229 Entering Extended Passive Mode (|||-1|)"},
+		{false, "229 Entering Extended Passive Mode (|||x|)"},
+		{false, "229 no port here"},
+	} {
+		srv := newFakeServer(t)
+		srv.set(func() { srv.noEPSV, srv.passive = tc.noEPSV, tc.reply })
+		c := newClient(t, nil)
+		_, err := c.Fetch(t.Context(), srv.URL("/readme.txt"))
+		if !errors.Is(err, fetch.ErrProtocol) || fetch.Temporary(err) || !strings.Contains(err.Error(), tc.reply[:min(len(tc.reply), 20)]) {
+			t.Errorf("reply %q: error %v; want ErrProtocol quoting the reply, not temporary", tc.reply, err)
+		}
+	}
+}

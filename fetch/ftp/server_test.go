@@ -49,6 +49,8 @@ type fakeServer struct {
 	off150    int
 	// size, if set, is the SIZE reply's number whatever the file holds.
 	size string
+	// passive, if set, is the whole reply to EPSV and PASV.
+	passive string
 
 	mu    sync.Mutex
 	conns int
@@ -354,6 +356,10 @@ func (f *fakeSession) command(cmd, arg string) bool {
 	case "EPSV", "PASV":
 		if cmd == "EPSV" && s.noEPSV {
 			f.reply("500 Unknown command.")
+			return true
+		}
+		if s.passive != "" {
+			f.reply("%s", s.passive)
 			return true
 		}
 		if f.pasv != nil {
