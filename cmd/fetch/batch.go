@@ -216,38 +216,74 @@ func (w *turnWriter) Write(p []byte) (int, error) {
 	return w.t.out.Write(p)
 }
 
-// readURLs reads the URLs of -i FILE ("-": standard input): one a line,
-// blank lines and lines starting with "#" skipped, the <URL:...> and <...>
-// wrappers of RFC 1738's appendix taken off.
-func readURLs(name string, stdin io.Reader) ([]string, error) {
+// maxURLLine bounds a line of -i's file: a longer one is that line's
+// error, and the others are fetched.
+const maxURLLine = 1 << 20
+
+// readURLs reads the URLs of -i's file (or standard input for "-"): one a
+// line; blank lines and lines starting with # are skipped, <URL:...>
+// wrappers taken off. A line that is no URL (an empty wrapper, a line of
+// more than maxURLLine bytes) is an ErrURL error in bad, naming the file
+// and line, and the others are still read; err is an error reading the
+// file itself.
+func readURLs(name string, stdin io.Reader) (urls []string, bad []error, err error) {
 	r := stdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer f.Close()
 		r = f
 	}
-	var urls []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, long, err := readLine(br, maxURLLine)
+		if err == io.EOF && line == "" && !long {
+			return urls, bad, nil
+		}
+		if err != nil && err != io.EOF {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if long {
+			bad = append(bad, fetch.Errorf(fetch.ErrURL, "%s:%d: a line of more than %d bytes, which is no URL; passed over", name, n, maxURLLine))
+			continue
+		}
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		if strings.HasPrefix(line, "<") && strings.HasSuffix(line, ">") {
 			line = strings.TrimSpace(line[1 : len(line)-1])
 			line = strings.TrimSpace(strings.TrimPrefix(line, "URL:"))
-		}
-		if line == "" {
-			return nil, fmt.Errorf("%s:%d: an empty <URL:> wrapper", name, n)
+			if line == "" {
+				bad = append(bad, fetch.Errorf(fetch.ErrURL, "%s:%d: an empty <URL:> wrapper", name, n))
+				continue
+			}
 		}
 		urls = append(urls, line)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+}
+
+// readLine reads one line of br without its line end. A line longer than
+// max bytes is read to its end and dropped: long is true and line empty.
+func readLine(br *bufio.Reader, max int) (line string, long bool, err error) {
+	var b []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			if len(b)+len(chunk) > max+1 { // +1: the LF
+				long, b = true, nil
+			} else {
+				b = append(b, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if long {
+			return "", true, err
+		}
+		return strings.TrimSuffix(string(b), "\n"), false, err
 	}
-	return urls, nil
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,15 +22,34 @@ import (
 
 func TestReadURLs(t *testing.T) {
 	in := "# comment\n\n  ftp://h/a  \n<URL:gopher://h/1/>\n< http://h/b >\n\t# indented comment\nnews:c\n"
-	got, err := readURLs("-", strings.NewReader(in))
+	got, bad, err := readURLs("-", strings.NewReader(in))
 	want := []string{"ftp://h/a", "gopher://h/1/", "http://h/b", "news:c"}
-	if err != nil || !slices.Equal(got, want) {
-		t.Errorf("readURLs = %q, %v; want %q", got, err, want)
+	if err != nil || len(bad) != 0 || !slices.Equal(got, want) {
+		t.Errorf("readURLs = %q, %v, %v; want %q", got, bad, err, want)
 	}
-	if _, err := readURLs("-", strings.NewReader("ftp://h/a\n<URL:>\n")); err == nil || !strings.Contains(err.Error(), "-:2:") {
-		t.Errorf("an empty wrapper: %v; want an error naming line 2", err)
+	// A line that is no URL is that line's error; the others are read.
+	got, bad, err = readURLs("-", strings.NewReader("ftp://h/a\n<URL:>\nftp://h/b\n"))
+	if err != nil || len(bad) != 1 || !strings.Contains(bad[0].Error(), "-:2:") || !errors.Is(bad[0], fetch.ErrURL) || !slices.Equal(got, []string{"ftp://h/a", "ftp://h/b"}) {
+		t.Errorf("an empty wrapper: %q, %v, %v; want the other URLs and an ErrURL naming line 2", got, bad, err)
 	}
-	if _, err := readURLs("/nonexistent/urls.txt", nil); err == nil {
+	// Issue 23, point 6: a line over 1 MiB, without and with its LF.
+	for _, tail := range []string{"\nftp://h/c\n", ""} {
+		long := "ftp://h/" + strings.Repeat("x", maxURLLine)
+		got, bad, err = readURLs("-", strings.NewReader("ftp://h/a\n"+long+tail))
+		wantURLs := []string{"ftp://h/a"}
+		if tail != "" {
+			wantURLs = append(wantURLs, "ftp://h/c")
+		}
+		if err != nil || len(bad) != 1 || !strings.Contains(bad[0].Error(), "-:2: a line of more than") || !slices.Equal(got, wantURLs) {
+			t.Errorf("a line over 1 MiB (then %q): %q, %v, %v; want %q and an error naming line 2", tail, got, bad, err, wantURLs)
+		}
+	}
+	// A line of exactly the limit is a line.
+	exact := "ftp://h/" + strings.Repeat("y", maxURLLine-len("ftp://h/"))
+	if got, bad, _ := readURLs("-", strings.NewReader(exact+"\n")); len(bad) != 0 || len(got) != 1 || got[0] != exact {
+		t.Errorf("a line of %d bytes: %d URLs, %v", maxURLLine, len(got), bad)
+	}
+	if _, _, err := readURLs("/nonexistent/urls.txt", nil); err == nil {
 		t.Error("a missing file: no error")
 	}
 }
@@ -193,5 +215,19 @@ func TestUseProcs(t *testing.T) {
 	useProcs(1)
 	if got := runtime.GOMAXPROCS(0); got != 3 {
 		t.Errorf("useProcs without fitProcs changed GOMAXPROCS to %d", got)
+	}
+}
+
+// Issue 23, point 6: one -i line over 1 MiB is that line's failure (exit
+// 3, naming the line); the other URLs are still fetched.
+func TestInputFileLongLine(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "doc.txt")
+	os.WriteFile(doc, []byte("fetched\n"), 0o644)
+	list := filepath.Join(dir, "urls.txt")
+	os.WriteFile(list, []byte("ftp://h/"+strings.Repeat("x", 2<<20)+"\n"+fileURL(doc)+"\n"), 0o644)
+	r := fetchCmd(t, dir, "", "-i", list)
+	if r.code != exitURL || r.stdout != "fetched\n" || !strings.Contains(r.stderr, "urls.txt:1: a line of more than") {
+		t.Errorf("fetch -i with a 2 MiB line: exit %d, stdout %q, stderr %.200q; want exit %d, the other URL fetched, and line 1 named", r.code, r.stdout, r.stderr, exitURL)
 	}
 }

@@ -113,15 +113,26 @@ Examples, one per scheme:
 		Action: func(c *cli.Context) error {
 			urls := c.Args().Slice()
 			input := stdin
+			badCode := exitOK
 			if name := c.String("input-file"); name != "" {
-				more, err := readURLs(name, stdin)
+				more, bad, err := readURLs(name, stdin)
 				if err != nil {
 					return cli.Exit("-i: "+err.Error(), exitUsage)
+				}
+				// A line that is no URL is that line's failure; the other
+				// URLs are fetched all the same.
+				for _, err := range bad {
+					fmt.Fprintln(stderr, errorLine(err))
+					badCode = worst(badCode, exitCode(err))
 				}
 				urls = append(urls, more...)
 				if name == "-" {
 					input = nil // standard input held the URLs
 				}
+			}
+			if len(urls) == 0 && badCode != exitOK {
+				*code = badCode
+				return nil
 			}
 			if len(urls) == 0 {
 				return cli.Exit("no URL given; see fetch --help", exitUsage)
@@ -133,7 +144,7 @@ Examples, one per scheme:
 			if err != nil {
 				return err
 			}
-			*code = fetchAll(c.Context, opts, urls, input, stdout, stderr)
+			*code = worst(badCode, fetchAll(c.Context, opts, urls, input, stdout, stderr))
 			return nil
 		},
 		Commands: []*cli.Command{parseCommand(stdout), resolveCommand(stdout), extractCommand(stdin, stdout)},
