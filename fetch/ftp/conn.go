@@ -60,6 +60,9 @@ type session struct {
 	lastCode   int
 	lastReply  string // the last complete reply line
 	lastPrelim string // the last preliminary (1xx) reply line
+	// refusal is the first negative reply (4xx, 5xx) since commands were
+	// last written ahead: why jlaffaye/ftp may leave the planned sequence.
+	refusal string
 
 	listCmd string // the listing command that listMarker stands for
 
@@ -152,7 +155,7 @@ func (s *session) loginError(user string, err error) error {
 		return s.fail("login", err)
 	}
 	re := replyError(s.lastCmd, code, msg)
-	if code == StatusNotAvailable {
+	if sessionDied(code, msg) {
 		return fetch.Errorf(fetch.ErrConnect, "ftp: login as %s: %w", user, re)
 	}
 	return fetch.Errorf(fetch.ErrAuth, "ftp: login as %s: %w", user, re)
@@ -291,7 +294,7 @@ func (s *session) fail(cmd string, err error) error {
 	switch {
 	case errors.As(err, &te):
 		re := replyError(cmd, te.Code, te.Msg)
-		if kind := replyKind(te.Code); kind != nil {
+		if kind := replyKind(te.Code, te.Msg); kind != nil {
 			return fetch.Errorf(kind, "ftp: %s: %w", cmd, re)
 		}
 		if te.Code < 400 {
@@ -335,7 +338,7 @@ func (s *session) close() {
 // fetch ended well or with a plain refusal, closed otherwise.
 func (d *Driver) release(s *session, err error) {
 	var re *ReplyError
-	if len(s.sent) > 0 || err != nil && (!errors.As(err, &re) || re.Code == StatusNotAvailable) {
+	if len(s.sent) > 0 || err != nil && (!errors.As(err, &re) || sessionDied(re.Code, re.Msg)) {
 		s.close()
 		return
 	}
@@ -424,7 +427,18 @@ func (c *lineConn) Write(p []byte) (int, error) {
 	if len(s.sent) > 0 {
 		// A command pipelined earlier: on the wire already.
 		if line != s.sent[0] {
-			return 0, fmt.Errorf("ftp: pipelined %q, but the next command is %q", s.sent[0], line)
+			// jlaffaye/ftp leaves the planned sequence only when the
+			// server refused a command sent ahead (vsftpd's "500 OOPS:
+			// vsf_sysutil_bind" to EPSV, after which it ends the
+			// session): with commands already on the wire the
+			// conversation's state is unknown, so the connection is
+			// given up as broken, in the server's own words, and a
+			// retry runs on a new one.
+			why := s.refusal
+			if why == "" {
+				why = s.lastReply
+			}
+			return 0, fetch.Errorf(fetch.ErrConnect, "the server answered %q to commands sent ahead of %q; giving up the connection", clipReply(why), s.sent[0])
 		}
 		s.sent = s.sent[1:]
 		return len(p), nil
@@ -436,6 +450,7 @@ func (c *lineConn) Write(p []byte) (int, error) {
 		batch := s.ahead
 		s.ahead = nil
 		s.sent = batch[1:]
+		s.refusal = ""
 		var b strings.Builder
 		for _, l := range batch {
 			b.WriteString(l)
@@ -531,6 +546,8 @@ func (s *session) sawIn(p []byte) error {
 				switch {
 				case code < 200:
 					s.lastPrelim = line
+				case code >= 400 && s.refusal == "":
+					s.refusal = line
 				case code == 227, code == 229:
 					s.dataOK = true
 				}

@@ -164,8 +164,19 @@ func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
 type ReplyError = fetch.ReplyError
 
 // replyError is the ReplyError of code and msg in answer to command.
+// Besides a 4xx, vsftpd's "500 OOPS: ..." is transient: its process for
+// the session died (a passive port it could not bind, a broken pipe
+// between its two processes) and it closes the connection; another
+// session may well work.
 func replyError(command string, code int, msg string) *ReplyError {
-	return &ReplyError{Command: command, Code: code, Msg: msg, Transient: code >= 400 && code < 500}
+	return &ReplyError{Command: command, Code: code, Msg: msg, Transient: code >= 400 && code < 500 || sessionDied(code, msg)}
+}
+
+// sessionDied reports whether a reply says the server ended the session:
+// 421, or vsftpd's "OOPS:" (vsf_sysutil_die), which it sends before it
+// closes the connection.
+func sessionDied(code int, msg string) bool {
+	return code == StatusNotAvailable || strings.HasPrefix(msg, "OOPS:")
 }
 
 // Fetch runs the retrieval algorithm of RFC 1738 section 3.2 for
@@ -591,7 +602,10 @@ func stale(err error) bool {
 var errStale = errors.New("ftp: cannot return to the entry directory")
 
 // replyKind is the fetch kind of a reply code.
-func replyKind(code int) error {
+func replyKind(code int, msg string) error {
+	if sessionDied(code, msg) {
+		return fetch.ErrConnect
+	}
 	switch code {
 	case StatusNotLoggedIn, StatusNeedAccount:
 		return fetch.ErrAuth

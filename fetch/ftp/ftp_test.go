@@ -1064,3 +1064,31 @@ func TestBrokenPassiveReply_FakeServer(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23, point 7: vsftpd out of passive ports answers EPSV, sent ahead
+// of RETR, with "500 OOPS: vsf_sysutil_bind" and ends the session. The
+// error is a broken connection in the server's own words, which --retry
+// tries again, and the session is not kept. (The integration suite runs
+// the real vsftpd with a small passive range.)
+func TestServerDiesMidSession_FakeServer(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	get(t, c, srv.URL("/readme.txt")) // a connection that knows EPSV works: RETR goes out with it
+	srv.set(func() { srv.passive, srv.passiveDies = "500 OOPS: vsf_sysutil_bind", true })
+	_, err := c.Fetch(t.Context(), srv.URL("/readme.txt"))
+	if !errors.Is(err, fetch.ErrConnect) || !fetch.Temporary(err) || !strings.Contains(err.Error(), "500 OOPS: vsf_sysutil_bind") {
+		t.Errorf("error %v; want ErrConnect in the server's words, temporary", err)
+	}
+	srv.set(func() { srv.passive, srv.passiveDies = "", false })
+	if _, body := get(t, c, srv.URL("/readme.txt")); body != "hello, ftp\n" {
+		t.Errorf("the next fetch: %q", body)
+	}
+	// vsftpd's "500 OOPS" to a command not sent ahead is the same.
+	srv.set(func() { srv.noEPSV, srv.passive, srv.passiveDies = true, "500 OOPS: priv_sock_get_int", true })
+	d := &Driver{DisableEPSV: true, NoPipelining: true}
+	c2 := newClient(t, d)
+	_, err = c2.Fetch(t.Context(), srv.URL("/readme.txt"))
+	if !errors.Is(err, fetch.ErrConnect) || !fetch.Temporary(err) || !strings.Contains(err.Error(), "500 OOPS: priv_sock_get_int") {
+		t.Errorf("without pipelining: error %v; want ErrConnect in the server's words, temporary", err)
+	}
+}

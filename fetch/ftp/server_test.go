@@ -49,8 +49,11 @@ type fakeServer struct {
 	off150    int
 	// size, if set, is the SIZE reply's number whatever the file holds.
 	size string
-	// passive, if set, is the whole reply to EPSV and PASV.
-	passive string
+	// passive, if set, is the whole reply to EPSV and PASV; with
+	// passiveDies, the session ends after it, as vsftpd's does after
+	// "500 OOPS: vsf_sysutil_bind".
+	passive     string
+	passiveDies bool
 
 	mu    sync.Mutex
 	conns int
@@ -360,7 +363,7 @@ func (f *fakeSession) command(cmd, arg string) bool {
 		}
 		if s.passive != "" {
 			f.reply("%s", s.passive)
-			return true
+			return !s.passiveDies
 		}
 		if f.pasv != nil {
 			f.pasv.Close()
