@@ -63,6 +63,9 @@ type session struct {
 	// refusal is the first negative reply (4xx, 5xx) since commands were
 	// last written ahead: why jlaffaye/ftp may leave the planned sequence.
 	refusal string
+	// replyCode is the code of the reply being read: the one its last
+	// line begins with.
+	replyCode string
 
 	listCmd string // the listing command that listMarker stands for
 
@@ -533,14 +536,20 @@ func (s *session) sawIn(p []byte) error {
 			if !replyStart(line) {
 				return fetch.Errorf(fetch.ErrProtocol, "ftp: the server sent %q, which is not an FTP reply: it begins with no reply code", clipReply(line))
 			}
-			s.inReply, s.replyLen = true, 0
+			s.inReply, s.replyLen, s.replyCode = true, 0, line[:3]
 		}
 		s.replyLen += i + 1
 		if line == " PRET" || strings.HasPrefix(line, " PRET ") {
 			s.pret = true
 		}
-		if len(line) >= 4 && line[3] == ' ' {
+		// RFC 959 section 4.2: a reply ends at a line that begins with
+		// its own code and a space; "221 x" inside a 220- reply is text
+		// of it, as net/textproto reads it (and counts to maxReply).
+		if len(line) >= 4 && line[3] == ' ' && line[:3] == s.replyCode {
 			if code, err := strconv.Atoi(line[:3]); err == nil {
+				if err := checkReply(code, line); err != nil {
+					return err
+				}
 				s.inReply = false
 				s.lastCode, s.lastReply = code, line
 				switch {
@@ -559,6 +568,32 @@ func (s *session) sawIn(p []byte) error {
 	}
 	if len(s.inbuf) == 0 {
 		s.inbuf = s.inbuf[:0:0]
+	}
+	return nil
+}
+
+// checkReply refuses the replies that jlaffaye/ftp would read past the
+// end of, and panic on: a 257 to PWD with one '"' (it slices between the
+// first and the last), a 227 to PASV whose ")" comes before its "(" (it
+// slices between them). A 227 must also give six numbers of 0 to 255, as
+// RFC 959 section 4.1.2 writes the address and port.
+func checkReply(code int, line string) error {
+	switch code {
+	case 257:
+		if strings.Count(line, `"`) == 1 {
+			return fetch.Errorf(fetch.ErrProtocol, "ftp: the server's reply %q quotes no directory", clipReply(line))
+		}
+	case StatusPassiveMode:
+		start, end := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
+		if start < 0 || end < start {
+			return fetch.Errorf(fetch.ErrProtocol, "ftp: the server's reply %q gives no (h1,h2,h3,h4,p1,p2)", clipReply(line))
+		}
+		f := strings.Split(line[start+1:end], ",")
+		for _, n := range f {
+			if v, err := strconv.Atoi(strings.TrimSpace(n)); err != nil || v < 0 || v > 255 || len(f) != 6 {
+				return fetch.Errorf(fetch.ErrProtocol, "ftp: the server's reply %q gives no (h1,h2,h3,h4,p1,p2) of numbers 0 to 255", clipReply(line))
+			}
+		}
 	}
 	return nil
 }

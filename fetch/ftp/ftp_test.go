@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1090,5 +1091,60 @@ func TestServerDiesMidSession_FakeServer(t *testing.T) {
 	_, err = c2.Fetch(t.Context(), srv.URL("/readme.txt"))
 	if !errors.Is(err, fetch.ErrConnect) || !fetch.Temporary(err) || !strings.Contains(err.Error(), "500 OOPS: priv_sock_get_int") {
 		t.Errorf("without pipelining: error %v; want ErrConnect in the server's words, temporary", err)
+	}
+}
+
+// Issue 23, the sweep: replies that made jlaffaye/ftp slice past their
+// ends and panic, taking the whole process down, are ErrProtocol before
+// the library reads them. The fake server says them; no real one would.
+func TestRepliesThatPanicked_FakeServer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(s *fakeServer)
+	}{
+		{"PWD with one quote", func(s *fakeServer) { s.pwd = `257 " x` }},
+		{"PASV inside out", func(s *fakeServer) { s.noEPSV, s.passive = true, "227 Entering Passive Mode )127,0,0,1,4,1(" }},
+		{"PASV of big numbers", func(s *fakeServer) {
+			s.noEPSV, s.passive = true, "227 Entering Passive Mode (127,0,0,1,72057594037927936,1)"
+		}},
+	} {
+		srv := newFakeServer(t)
+		srv.set(func() { tc.set(srv) })
+		c := newClient(t, nil)
+		_, err := c.Fetch(t.Context(), srv.URL("/readme.txt"))
+		if !errors.Is(err, fetch.ErrProtocol) {
+			t.Errorf("%s: error %v; want ErrProtocol", tc.name, err)
+		}
+	}
+}
+
+// Issue 23, the sweep: a multi-line reply ends only at a line with its own
+// code (RFC 959 section 4.2), so "221 x" lines inside a "220-" greeting
+// count towards its bound, and an endless one is an error, not a heap
+// that grows for ever.
+func TestEndlessMultiLineReply_FakeServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.Write([]byte("220-hello\r\n"))
+		line := []byte("221 " + strings.Repeat("x", 1000) + "\r\n")
+		for i := 0; i < 4096; i++ { // 4 MiB, more than maxReply
+			if _, err := c.Write(line); err != nil {
+				return
+			}
+		}
+	}()
+	c := newClient(t, nil)
+	_, err = c.Fetch(t.Context(), "ftp://"+ln.Addr().String()+"/f")
+	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "multi-line reply of more than") {
+		t.Errorf("an endless 220- greeting of 221 lines: %v; want ErrProtocol at the bound", err)
 	}
 }

@@ -54,6 +54,8 @@ type fakeServer struct {
 	// "500 OOPS: vsf_sysutil_bind".
 	passive     string
 	passiveDies bool
+	// pwd, if set, is the whole reply to PWD.
+	pwd string
 
 	mu    sync.Mutex
 	conns int
@@ -330,6 +332,10 @@ func (f *fakeSession) command(cmd, arg string) bool {
 	case "OPTS":
 		f.reply("200 OK")
 	case "PWD":
+		if s.pwd != "" {
+			f.reply("%s", s.pwd)
+			return true
+		}
 		f.reply(`257 "%s" is the current directory`, f.cwd)
 	case "CWD":
 		p := f.abs(arg)

@@ -663,6 +663,18 @@ func TestHostileRepliesFakeServer(t *testing.T) {
 			io.WriteString(w, "554 5.7.1 looks like spam\r\n")
 			until(r, w, "QUIT", ordinary)
 		}, fetch.ErrAuth, "end of data: 554 5.7.1 looks like spam"},
+		// Issue 23, the sweep: "221" lines inside a "220-" greeting are
+		// text of it (RFC 5321 section 4.2.1); an endless one is an
+		// error at the bound, not a heap that grows for ever.
+		{"endless greeting of other codes", func(r *bufio.Reader, w net.Conn) {
+			io.WriteString(w, "220-hello\r\n")
+			line := "221 " + strings.Repeat("x", 1000) + "\r\n"
+			for i := 0; i < 4096; i++ {
+				if _, err := io.WriteString(w, line); err != nil {
+					return
+				}
+			}
+		}, fetch.ErrProtocol, "multi-line reply of more than"},
 		{"garbage after data", func(r *bufio.Reader, w net.Conn) {
 			io.WriteString(w, "220 fake\r\n")
 			until(r, w, "DATA", ordinary)

@@ -43,11 +43,12 @@ type traceConn struct {
 	data  int64  // message bytes written in DATA
 	wrote bool   // whether the client has written anything
 
-	head    []byte // the first bytes of the reply line being read, for messages
-	col     int    // the bytes of that line so far
-	inReply bool   // a multi-line reply has begun and not yet ended
-	size    int    // the bytes of the reply so far
-	readErr error  // the reply refused: every later read fails with it
+	head    []byte  // the first bytes of the reply line being read, for messages
+	col     int     // the bytes of that line so far
+	inReply bool    // a multi-line reply has begun and not yet ended
+	code    [3]byte // the code of the reply being read
+	size    int     // the bytes of the reply so far
+	readErr error   // the reply refused: every later read fails with it
 }
 
 func newTraceConn(c net.Conn, req *fetch.Request) *traceConn {
@@ -155,10 +156,16 @@ func (c *traceConn) check(p []byte) error {
 		}
 		head := bytes.TrimRight(c.head, "\r\n")
 		c.col = 0
-		if !c.inReply && !replyStart(head) {
-			return textproto.ProtocolError(fmt.Sprintf("%q is not an SMTP reply: it begins with no reply code", head))
+		if !c.inReply {
+			if !replyStart(head) {
+				return textproto.ProtocolError(fmt.Sprintf("%q is not an SMTP reply: it begins with no reply code", head))
+			}
+			c.code = [3]byte(head[:3])
 		}
-		c.inReply = len(head) >= 4 && head[3] == '-'
+		// A reply ends at a line of its own code and a space, as
+		// net/textproto reads it: "221 x" inside a "220-" reply is text
+		// of that reply, and counts towards maxReply.
+		c.inReply = !(len(head) >= 4 && head[3] == ' ' && [3]byte(head[:3]) == c.code || len(head) == 3 && [3]byte(head) == c.code)
 		if !c.inReply {
 			c.size = 0
 		} else if c.size > maxReply {
