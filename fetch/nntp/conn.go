@@ -301,19 +301,31 @@ func (c *conn) ioError(err error, what string) error {
 // dotLines reads a multi-line block to its final dot, calling fn with
 // each line but empty ones, without its line end and cut at maxLine
 // bytes. fn must copy what it keeps. An error of fn ends the read, and
-// leaves the connection out of step.
+// leaves the connection out of step. A block of more than maxBlock bytes,
+// empty lines and all, is an error: the bound rests on nothing the server
+// chooses (an endless run of empty lines never reaches fn).
 func (c *conn) dotLines(what string, fn func(line []byte) error) error {
 	if c.lr == nil {
 		c.lr = bufio.NewReaderSize(nil, maxLine)
 	}
 	c.lr.Reset(c.r.DotReader())
+	n := 0
 	for {
 		var ferr error
 		line, err := c.lr.ReadSlice('\n')
+		if n += len(line); n > maxBlock {
+			c.broken = true
+			return fetch.Errorf(fetch.ErrProtocol, "nntp: the %s goes on past %d bytes", what, maxBlock)
+		}
 		if err == bufio.ErrBufferFull {
 			ferr = fn(line)
 			for err == bufio.ErrBufferFull {
-				_, err = c.lr.ReadSlice('\n')
+				var more []byte
+				more, err = c.lr.ReadSlice('\n')
+				if n += len(more); n > maxBlock {
+					c.broken = true
+					return fetch.Errorf(fetch.ErrProtocol, "nntp: the %s goes on past %d bytes", what, maxBlock)
+				}
 			}
 		} else if line = bytes.TrimSuffix(line, []byte("\n")); len(line) > 0 {
 			ferr = fn(line)

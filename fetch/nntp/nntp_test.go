@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -633,5 +634,39 @@ func TestNegativeGroupRange_FakeServer(t *testing.T) {
 		if strings.HasPrefix(c, "OVER") || strings.HasPrefix(c, "XOVER") {
 			t.Errorf("sent %q after a GROUP reply with numbers no group has", c)
 		}
+	}
+}
+
+// Issue 23, the sweep: a multi-line block of nothing but empty lines
+// reached no callback, so no bound counted it: a capability list of
+// endless "\r\n" went on for ever. Every block is bounded in bytes. The
+// server is a fake: no real one sends this.
+func TestEndlessEmptyLines_FakeServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.Write([]byte("200 fake\r\n"))
+		br := bufio.NewReader(c)
+		br.ReadString('\n') // CAPABILITIES
+		c.Write([]byte("101 caps\r\n"))
+		empty := []byte(strings.Repeat("\r\n", 1<<16))
+		for range 512 { // 64 MiB, more than any bound
+			if _, err := c.Write(empty); err != nil {
+				return
+			}
+		}
+	}()
+	c, _ := newClient(t, &nntp.Driver{})
+	_, err = c.Fetch(t.Context(), "nntp://"+ln.Addr().String()+"/misc.test/1")
+	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "capability list goes on past") {
+		t.Errorf("a capability list of endless empty lines: %v; want ErrProtocol at the bound", err)
 	}
 }
