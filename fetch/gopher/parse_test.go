@@ -2,10 +2,12 @@ package gopher_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
 )
 
@@ -114,5 +116,17 @@ func TestLinePrompter(t *testing.T) {
 	}
 	if _, err := ask(context.Background(), qs[0]); err == nil {
 		t.Errorf("ask at the end of the input: nil error")
+	}
+}
+
+// Issue 23, the sweep: an attribute reply is bounded in lines, not only
+// in bytes: 4 MiB of "+A" lines decoded into half a gigabyte.
+func TestAttributeLinesBound(t *testing.T) {
+	many := strings.Repeat("+A\n", 1<<16+1)
+	if _, err := gopher.ParseAttributes(strings.NewReader(many)); !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("%d attribute lines: %v; want ErrProtocol", 1<<16+1, err)
+	}
+	if items, err := gopher.ParseAttributes(strings.NewReader(many[:3*1000])); err != nil || len(items) != 1 || len(items[0].Blocks) != 1000 {
+		t.Errorf("1000 attribute lines: %v", err)
 	}
 }

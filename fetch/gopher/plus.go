@@ -107,6 +107,11 @@ func ParseAttributes(r io.Reader) ([]Attributes, error) {
 		if long {
 			return nil, fetch.Errorf(fetch.ErrProtocol, "gopher: attribute line %d is longer than %d bytes", n, MaxLine)
 		}
+		if n > maxAttributeLines {
+			// A bound on the lines, not only the bytes: a reply of
+			// "+A" lines decodes into a hundred times its size.
+			return nil, fetch.Errorf(fetch.ErrProtocol, "gopher: an attribute reply of more than %d lines", maxAttributeLines)
+		}
 		if line == "" && err != nil {
 			if err != io.EOF {
 				return nil, err
@@ -146,6 +151,11 @@ func ParseAttributes(r io.Reader) ([]Attributes, error) {
 		}
 	}
 }
+
+// maxAttributeLines bounds the lines of one attribute reply: some 100
+// items of a directory's "$" with their +INFO, +ADMIN, +VIEWS and
+// +ABSTRACT blocks are a few hundred lines.
+const maxAttributeLines = 1 << 16
 
 func short(s string) string {
 	if len(s) > 60 {

@@ -182,10 +182,14 @@ func eachContextField(e element, fn func(f element) error) error {
 	return nil
 }
 
-// children decodes the elements of a constructed element's contents.
+// children decodes the elements of a constructed element's contents, at
+// most maxItems of them.
 func children(content []byte) ([]element, error) {
 	var out []element
 	for len(content) > 0 {
+		if len(out) == maxItems {
+			return nil, berError("more than %d elements in one constructed element", maxItems)
+		}
 		e, rest, err := parseElement(content)
 		if err != nil {
 			return nil, err

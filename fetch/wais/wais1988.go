@@ -152,11 +152,21 @@ type field struct {
 	diag *Diagnostic
 }
 
+// maxItems bounds the fields of one TLV sequence, and the elements of one
+// BER constructed element, that a reply may hold: a bound on their count,
+// not only on the message's bytes, for a 4 MiB message of five-byte
+// document headers decodes into gigabytes. A search asks for at most
+// MaxHits documents; no reply of a sane server comes near it.
+const maxItems = 1 << 14
+
 // fields decodes a sequence of TLVs, every length checked against what
-// remains.
+// remains, at most maxItems of them.
 func fields(b []byte) ([]field, error) {
 	var out []field
 	for len(b) > 0 {
+		if len(out) == maxItems {
+			return nil, waisError("more than %d fields in one sequence", maxItems)
+		}
 		tag, n, err := waiswire.ReadCInt(b)
 		if err != nil {
 			return nil, err

@@ -216,3 +216,29 @@ func TestWAISLengthsChecked(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23, the sweep: a reply is bounded in what it decodes into, not
+// only in its bytes: 4 MiB of five-byte document headers, or of empty
+// BER diagnostics, decoded into gigabytes. More than maxItems is the
+// server breaking its protocol.
+func TestTooManyItems(t *testing.T) {
+	r := &waisSearchResponse{Status: 1, PresentStatus: some(0), HasUserInfo: true}
+	for range maxItems + 1 {
+		r.Headers = append(r.Headers, docHeader{})
+	}
+	_, err := decodeWAIS(r.marshal())
+	if !errors.Is(err, waiswire.ErrWAIS) || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("a search response of %d headers: %v; want ErrWAIS saying more than %d", maxItems+1, err, maxItems)
+	}
+	r.Headers = r.Headers[:maxItems-1]
+	if _, err := decodeWAIS(r.marshal()); err != nil {
+		t.Errorf("a search response of %d headers: %v", maxItems-1, err)
+	}
+	empty := bytes.Repeat([]byte{0x30, 0x00}, maxItems+1)
+	if _, err := children(empty); !errors.Is(err, waiswire.ErrBER) {
+		t.Errorf("%d empty BER elements: %v; want ErrBER", maxItems+1, err)
+	}
+	if es, err := children(empty[:2*maxItems]); err != nil || len(es) != maxItems {
+		t.Errorf("%d empty BER elements: %d, %v", maxItems, len(es), err)
+	}
+}
