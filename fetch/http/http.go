@@ -192,7 +192,7 @@ func (d *Driver) redirect(ctx context.Context, u *uri.URL, resp *http.Response, 
 		Location: next,
 		Length:   resp.ContentLength,
 		Meta:     fetch.Meta(resp.Header),
-		Body:     newBody(ctx, resp),
+		Body:     newBody(ctx, resp, ""),
 	}, nil
 }
 
@@ -378,6 +378,32 @@ func traceRequest(req *fetch.Request, hr *http.Request, u *uri.URL, via *url.URL
 	}
 }
 
+// parseContentRange reads a Content-Range of one range of bytes, "bytes
+// first-last/total" or "bytes first-last/*" (total -1), every number
+// checked: none negative, first at most last, last below total.
+func parseContentRange(s string) (first, last, total int64, ok bool) {
+	spec, found := strings.CutPrefix(s, "bytes ")
+	if !found {
+		return 0, 0, 0, false
+	}
+	rng, size, found := strings.Cut(spec, "/")
+	a, b, found2 := strings.Cut(rng, "-")
+	if !found || !found2 {
+		return 0, 0, 0, false
+	}
+	var err1, err2, err3 error
+	first, err1 = strconv.ParseInt(a, 10, 64)
+	last, err2 = strconv.ParseInt(b, 10, 64)
+	total = -1
+	if size != "*" {
+		total, err3 = strconv.ParseInt(size, 10, 64)
+	}
+	if err1 != nil || err2 != nil || err3 != nil || first < 0 || last < first || size != "*" && last >= total {
+		return 0, 0, 0, false
+	}
+	return first, last, total, true
+}
+
 // replyError gives a kind to an error of the transport. Dialing, the
 // idle timeout and cancellation have theirs; another timeout (the TLS
 // handshake's) is the Client's to classify; a certificate that does not
@@ -433,17 +459,34 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		}
 		return nil, se
 	}
+	short := "" // why the body, read whole, is not the rest of the resource
 	r := &fetch.Response{
 		URL:    u,
 		Kind:   fetch.Document,
 		Status: resp.Status,
 		Length: resp.ContentLength,
 		Meta:   fetch.Meta(resp.Header),
-		Body:   newBody(ctx, resp),
 	}
 	if resp.StatusCode == http.StatusPartialContent {
-		r.Offset = req.Offset
+		// RFC 9110 section 14.4: the range the server sends is its own
+		// to say, and it must be the one asked for: the bytes from
+		// req.Offset to the end. Bytes from 0 are the whole resource
+		// again; any other start would be written at the wrong place.
+		first, last, total, ok := parseContentRange(resp.Header.Get("Content-Range"))
+		switch {
+		case !ok:
+			resp.Body.Close()
+			return nil, fetch.Errorf(fetch.ErrProtocol, "http: %s with Content-Range %q, which is not one range of bytes", resp.Status, resp.Header.Get("Content-Range"))
+		case first != req.Offset && first != 0:
+			resp.Body.Close()
+			return nil, fetch.Errorf(fetch.ErrProtocol, "http: asked for the bytes from %d, the server sent %d-%d", req.Offset, first, last)
+		}
+		r.Offset = first
+		if total >= 0 && last+1 < total {
+			short = fmt.Sprintf("the server sent bytes %d-%d of %d", first, last, total)
+		}
 	}
+	r.Body = newBody(ctx, resp, short)
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		if mt, params, err := mime.ParseMediaType(ct); err == nil {
 			r.Type = mime.FormatMediaType(mt, params)
@@ -459,14 +502,20 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 	return r, nil
 }
 
-// newBody returns the Body of a reply. A body that breaks off is
-// ErrProtocol, the net/http error kept.
-func newBody(ctx context.Context, resp *http.Response) io.ReadCloser {
+// newBody returns the Body of a reply. A body that breaks off is a broken
+// connection (ErrConnect), the net/http error kept; one that cannot be
+// read (a chunk that does not parse) ErrProtocol. short, if not "", says
+// why the body read to its end is still not the rest of the resource (a
+// range that stops short of it): its end is then a broken transfer too,
+// which a retry resumes.
+func newBody(ctx context.Context, resp *http.Response, short string) io.ReadCloser {
 	c := &fetch.CountingReader{R: resp.Body}
 	length := resp.ContentLength
 	return fetch.NewBody(ctx, c, fetch.BodyFuncs{
 		End: func(err error) error {
 			switch {
+			case err == io.EOF && short != "":
+				return fetch.Errorf(fetch.ErrConnect, "http: %s; the rest is missing", short)
 			case err == io.EOF, fetch.Class(err) != nil:
 				return err
 			case !fetch.ConnBroken(err):

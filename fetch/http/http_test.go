@@ -147,3 +147,53 @@ func newListener(t *testing.T) *listener {
 }
 
 func (l *listener) accepted() int { return int(l.n.Load()) }
+
+// Issue 23, the sweep: a 206's Content-Range is the server's word on what
+// it sent. A range that starts elsewhere than asked is refused (its bytes
+// would land at the wrong place of the file); one from 0 is the whole
+// resource again; one that stops short of the end is a broken transfer
+// (ErrConnect, which --retry resumes), not a complete file. Fake
+// servers: nginx answers as asked.
+func TestPartialContentRange_FakeServer(t *testing.T) {
+	for _, tc := range []struct {
+		contentRange, body string
+		offset             int64  // Response.Offset
+		kind               error  // at Fetch or at the end of the body
+		says               string // in the error
+	}{
+		{"bytes 100-109/110", "0123456789", 100, nil, ""},
+		{"bytes 100-109/*", "0123456789", 100, nil, ""},
+		{"bytes 0-9/10", "0123456789", 0, nil, ""},
+		{"bytes 50-59/60", "0123456789", 0, fetch.ErrProtocol, "sent 50-59"},
+		{"bytes 100-109/1000", "0123456789", 100, fetch.ErrConnect, "bytes 100-109 of 1000"},
+		{"bytes 109-100/110", "0123456789", 0, fetch.ErrProtocol, "not one range"},
+		{"bytes 100-109/100", "0123456789", 0, fetch.ErrProtocol, "not one range"},
+		{"bytes -1-9/10", "0123456789", 0, fetch.ErrProtocol, "not one range"},
+		{"", "0123456789", 0, fetch.ErrProtocol, "not one range"},
+	} {
+		base := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if tc.contentRange != "" {
+				w.Header().Set("Content-Range", tc.contentRange)
+			}
+			w.WriteHeader(http.StatusPartialContent)
+			io.WriteString(w, tc.body)
+		})
+		c := newClient(&fetchhttp.Driver{})
+		req, _ := c.NewRequest(base + "/f")
+		req.Offset = 100
+		resp, err := c.Do(context.Background(), req)
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.Offset != tc.offset {
+				t.Errorf("Content-Range %q: Offset %d, want %d", tc.contentRange, resp.Offset, tc.offset)
+			}
+		}
+		switch {
+		case tc.kind == nil && err != nil:
+			t.Errorf("Content-Range %q: %v", tc.contentRange, err)
+		case tc.kind != nil && (!errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.says)):
+			t.Errorf("Content-Range %q: %v; want %v saying %q", tc.contentRange, err, tc.kind, tc.says)
+		}
+	}
+}
