@@ -313,10 +313,10 @@ func (s *session) fail(cmd string, err error) error {
 		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: %w", cmd, err)
 	case fetch.ConnBroken(err):
 		return fetch.Errorf(fetch.ErrConnect, "ftp: %s: the connection broke: %w", cmd, err)
-	case s.lastCode == StatusPassiveMode || s.lastCode == StatusExtendedPassiveMode:
-		// A positive reply to PASV or EPSV that jlaffaye/ftp could not
-		// read (it says so only in words): the server broke its protocol.
-		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: the reply %q cannot be read: %w", cmd, clipReply(s.lastReply), err)
+	case errors.As(err, new(*strconv.NumError)), errors.As(err, new(*time.ParseError)):
+		// A number or time in a positive reply that jlaffaye/ftp could
+		// not read: the server broke its protocol.
+		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: a reply that cannot be read: %w", cmd, err)
 	}
 	return fmt.Errorf("ftp: %s: %w", cmd, err)
 }

@@ -437,6 +437,11 @@ func (s *session) size(name string) (int64, error) {
 		return n, nil
 	case err == nil, refused(err):
 		return -1, nil
+	case errors.As(err, new(*strconv.NumError)):
+		// A 213 whose number jlaffaye/ftp cannot read
+		// ("213 99999999999999999999"): no size, as a refusal.
+		s.note("the reply to SIZE gives no size (%v)", err)
+		return -1, nil
 	}
 	return -1, s.fail("SIZE", err)
 }
@@ -449,6 +454,9 @@ func (s *session) modTime(name string) (time.Time, error) {
 	case err == nil:
 		return t, nil
 	case refused(err):
+		return time.Time{}, nil
+	case errors.As(err, new(*time.ParseError)):
+		s.note("the reply to MDTM gives no time (%v)", err)
 		return time.Time{}, nil
 	}
 	return time.Time{}, s.fail("MDTM", err)

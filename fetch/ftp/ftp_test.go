@@ -360,6 +360,9 @@ func TestListEntriesFormats(t *testing.T) {
 		{false, "06-05-02  12:05AM                  1 midnight", "file midnight 1 2002-06-05T00:05 ftp://u@h/d/midnight"},
 		{false, "+i8388621.48594,m825718503,r,s280,\tdjb.html", "file djb.html 280 1996-03-01T22:15 ftp://u@h/d/djb.html"},
 		{false, "+i8388621.50690,m824255907,/,\t514", "dir 514 -1 1996-02-13T23:58 ftp://u@h/d/514/"},
+		// Issue 23: a time past year 9999 is no file's (and JSON cannot write it).
+		{false, "+m300000000000,r,s1,\tfar", "file far 1 - ftp://u@h/d/far"},
+		{false, "+m9223372036854775807,r,s1,\tfarther", "file farther 1 - ftp://u@h/d/farther"},
 		{false, "this line is no listing format", "other this line is no listing format -1 - ftp://u@h/d/this%20line%20is%20no%20listing%20format"},
 		{false, "total 12", ""},
 		{true, "type=file;size=1024;modify=20240102030405.123; notes.txt", "file notes.txt 1024 2024-01-02T03:04 ftp://u@h/d/notes.txt"},
@@ -1146,5 +1149,20 @@ func TestEndlessMultiLineReply_FakeServer(t *testing.T) {
 	_, err = c.Fetch(t.Context(), "ftp://"+ln.Addr().String()+"/f")
 	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "multi-line reply of more than") {
 		t.Errorf("an endless 220- greeting of 221 lines: %v; want ErrProtocol at the bound", err)
+	}
+}
+
+// Issue 23, the sweep: a SIZE reply whose number does not parse is an
+// unknown size, as a negative one is, not a fetch that fails with an
+// error of no class.
+func TestUnreadableSize_FakeServer(t *testing.T) {
+	for _, size := range []string{"99999999999999999999", "xyz", " 5"} {
+		srv := newFakeServer(t)
+		srv.set(func() { srv.size, srv.no150Size = size, true })
+		c := newClient(t, nil)
+		resp, body := get(t, c, srv.URL("/readme.txt"))
+		if body != "hello, ftp\n" || resp.Length != -1 {
+			t.Errorf("213 %s: body %q, Length %d; want the file, length unknown", size, body, resp.Length)
+		}
 	}
 }

@@ -259,7 +259,9 @@ func parseEPLF(line string) (listLine, bool) {
 				l.size = n
 			}
 		case strings.HasPrefix(f, "m"):
-			if n, err := strconv.ParseInt(f[1:], 10, 64); err == nil && n >= 0 {
+			// Seconds since 1970, up to the last of year 9999: a time
+			// beyond it is no file's, and JSON cannot write it.
+			if n, err := strconv.ParseInt(f[1:], 10, 64); err == nil && n >= 0 && n <= maxUnixTime {
 				l.time = time.Unix(n, 0).UTC()
 			}
 		}
@@ -332,3 +334,7 @@ func isDigits(s string) bool {
 	}
 	return true
 }
+
+// maxUnixTime is the last second of year 9999: a time beyond it is no
+// file's, and JSON cannot write it.
+const maxUnixTime = 253402300799

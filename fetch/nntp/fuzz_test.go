@@ -193,9 +193,10 @@ func FuzzListLines(f *testing.F) {
 			if len(fs) < 4 {
 				return false
 			}
-			_, err1 := strconv.ParseInt(fs[1], 10, 64)
-			_, err2 := strconv.ParseInt(fs[2], 10, 64)
-			return err1 == nil && err2 == nil
+			// High and low are article numbers: 0 to 2^63-1 (issue 23).
+			high, err1 := strconv.ParseInt(fs[1], 10, 64)
+			low, err2 := strconv.ParseInt(fs[2], 10, 64)
+			return err1 == nil && err2 == nil && high >= 0 && low >= 0
 		}
 		for _, rawURL := range []string{"news:*", "nntp://reader@news.example.org:1190/"} {
 			tg := fuzzTarget(t, rawURL)

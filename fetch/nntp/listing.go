@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"mime"
 	"net"
 	"net/mail"
@@ -143,10 +144,18 @@ func (t *target) activeEntry(line string) (fetch.Entry, error) {
 	}
 	high, err1 := strconv.ParseInt(f[1], 10, 64)
 	low, err2 := strconv.ParseInt(f[2], 10, 64)
-	if err1 != nil || err2 != nil {
-		return fetch.Entry{}, fetch.Errorf(fetch.ErrProtocol, "nntp: active line %q: high and low are not numbers", clip(line))
+	if err1 != nil || err2 != nil || high < 0 || low < 0 {
+		return fetch.Entry{}, fetch.Errorf(fetch.ErrProtocol, "nntp: active line %q: high and low are not article numbers", clip(line))
 	}
-	count := max(high-low+1, 0)
+	// Both are 0 to 2^63-1: high-low+1 cannot overflow but at high =
+	// 2^63-1 and low = 0, which the max of the two bounds.
+	count := int64(0)
+	if high >= low {
+		count = high - low
+		if count < math.MaxInt64 {
+			count++
+		}
+	}
 	articles := "articles"
 	if count == 1 {
 		articles = "article"

@@ -144,6 +144,10 @@ func (f *berFramer) element(depth int) error {
 			}
 			l = l<<8 | int(d)
 		}
+		if l < 0 {
+			// Four length bytes overflow a 32-bit int.
+			return berError("length overflows")
+		}
 		return f.content(l)
 	}
 }
