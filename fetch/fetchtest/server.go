@@ -45,3 +45,25 @@ func SilentServer(t testing.TB) string {
 	})
 	return ln.Addr().String()
 }
+
+// ServeOnce starts a server on 127.0.0.1:0 that accepts one connection
+// and runs script on it (a server saying what no real one would), and
+// returns its host:port. The connection closes when script returns, the
+// listener when the test ends.
+func ServeOnce(t testing.TB, script func(c net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		script(c)
+	}()
+	return ln.Addr().String()
+}

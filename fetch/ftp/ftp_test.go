@@ -1126,17 +1126,7 @@ func TestRepliesThatPanicked_FakeServer(t *testing.T) {
 // count towards its bound, and an endless one is an error, not a heap
 // that grows for ever.
 func TestEndlessMultiLineReply_FakeServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	addr := fetchtest.ServeOnce(t, func(c net.Conn) {
 		c.Write([]byte("220-hello\r\n"))
 		line := []byte("221 " + strings.Repeat("x", 1000) + "\r\n")
 		for i := 0; i < 4096; i++ { // 4 MiB, more than maxReply
@@ -1144,9 +1134,9 @@ func TestEndlessMultiLineReply_FakeServer(t *testing.T) {
 				return
 			}
 		}
-	}()
+	})
 	c := newClient(t, nil)
-	_, err = c.Fetch(t.Context(), "ftp://"+ln.Addr().String()+"/f")
+	_, err := c.Fetch(t.Context(), "ftp://"+addr+"/f")
 	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "multi-line reply of more than") {
 		t.Errorf("an endless 220- greeting of 221 lines: %v; want ErrProtocol at the bound", err)
 	}

@@ -642,17 +642,7 @@ func TestNegativeGroupRange_FakeServer(t *testing.T) {
 // endless "\r\n" went on for ever. Every block is bounded in bytes. The
 // server is a fake: no real one sends this.
 func TestEndlessEmptyLines_FakeServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	addr := fetchtest.ServeOnce(t, func(c net.Conn) {
 		c.Write([]byte("200 fake\r\n"))
 		br := bufio.NewReader(c)
 		br.ReadString('\n') // CAPABILITIES
@@ -663,9 +653,9 @@ func TestEndlessEmptyLines_FakeServer(t *testing.T) {
 				return
 			}
 		}
-	}()
+	})
 	c, _ := newClient(t, &nntp.Driver{})
-	_, err = c.Fetch(t.Context(), "nntp://"+ln.Addr().String()+"/misc.test/1")
+	_, err := c.Fetch(t.Context(), "nntp://"+addr+"/misc.test/1")
 	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "capability list goes on past") {
 		t.Errorf("a capability list of endless empty lines: %v; want ErrProtocol at the bound", err)
 	}
