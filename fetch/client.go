@@ -15,6 +15,7 @@ package fetch
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -117,6 +118,19 @@ type Client struct {
 	// of ErrUseLastResponse makes Do return the redirect Response itself.
 	CheckRedirect func(req *Request, via []*Request) error
 
+	// TLSConfig is the TLS settings of every scheme that has TLS: https,
+	// ftps and FTP's AUTH TLS, nntps, snews and NNTP's STARTTLS, SMTP's
+	// STARTTLS. nil verifies servers against the system's roots. The
+	// Client copies it once, adding a session cache when it has none (an
+	// FTP data connection resumes its control connection's session) and
+	// TLS 1.2 as the least version when it names none; each connection
+	// gets a copy with ServerName set to its host (Request.TLSConfig).
+	TLSConfig *tls.Config
+	// TLSUpgrade says whether FTP, NNTP and SMTP connections turn to TLS
+	// (AUTH TLS, STARTTLS): see Upgrade.
+	TLSUpgrade Upgrade
+
+	tls     tlsState
 	mu      sync.Mutex
 	drivers map[string]Driver
 	netrc   *netrc.File

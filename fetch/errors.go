@@ -44,13 +44,18 @@ var (
 	// of it is not what its scheme needs (an addr-spec). The error may
 	// also wrap a *uri.Error with the offset of the problem.
 	ErrURL = errors.New("fetch: invalid URL")
+	// ErrTLS: TLS could not be set up: the server's certificate did not
+	// verify (its issuer is not trusted, it names another host, it
+	// expired; the error is then also a *CertificateError), the handshake
+	// failed, or the server refused TLS that was required.
+	ErrTLS = errors.New("fetch: TLS failed")
 )
 
 // classes are the classes of failure, in the order Class tries them.
-var classes = []error{ErrURL, ErrNotFound, ErrAuth, ErrUnsupported, ErrUnsafe, ErrProtocol, ErrTimeout, ErrConnect, context.Canceled}
+var classes = []error{ErrURL, ErrNotFound, ErrAuth, ErrUnsupported, ErrUnsafe, ErrTLS, ErrProtocol, ErrTimeout, ErrConnect, context.Canceled}
 
 // Class returns the class of failure err is: the first of ErrURL,
-// ErrNotFound, ErrAuth, ErrUnsupported, ErrUnsafe, ErrProtocol,
+// ErrNotFound, ErrAuth, ErrUnsupported, ErrUnsafe, ErrTLS, ErrProtocol,
 // ErrTimeout, ErrConnect and context.Canceled that errors.Is finds in it,
 // or nil. It is exactly that: an error of a deadline is ErrTimeout because
 // it wraps ErrTimeout (ContextError).

@@ -20,7 +20,8 @@ type Scheme struct {
 }
 
 // schemes is the one table of the schemes RFC 1738 and RFC 1630 define,
-// plus https.
+// plus the TLS schemes of today's protocols: https, ftps (RFC 4217's implicit
+// TLS), nntps and snews (RFC 4642, RFC 5538).
 var schemes = [...]Scheme{
 	{Name: "ftp", DefaultPort: 21, Internet: true, Login: true},
 	{Name: "http", DefaultPort: 80, Internet: true, Query: true},
@@ -35,6 +36,9 @@ var schemes = [...]Scheme{
 	{Name: "prospero", DefaultPort: 1525, Internet: true},
 	{Name: "rlogin", DefaultPort: 513, Internet: true, Login: true},
 	{Name: "tn3270", DefaultPort: 23, Internet: true, Login: true},
+	{Name: "ftps", DefaultPort: 990, Internet: true, Login: true},
+	{Name: "nntps", DefaultPort: 563, Internet: true, Login: true},
+	{Name: "snews", DefaultPort: 563},
 }
 
 // LookupScheme returns what the package knows of the scheme name, which
@@ -84,6 +88,12 @@ func schemeIndex(name string) int {
 		i = 11
 	case "tn3270":
 		i = 12
+	case "ftps":
+		i = 13
+	case "nntps":
+		i = 14
+	case "snews":
+		i = 15
 	}
 	return i
 }

@@ -375,7 +375,7 @@ func (u *URL) checkScheme(s string, base int) error {
 		return &Error{Input: s, Offset: off, Reason: reason}
 	}
 	switch u.Scheme {
-	case "ftp":
+	case "ftp", "ftps":
 		// RFC 1738 section 3.2.2: ;type= a, i or d.
 		if i := strings.LastIndex(u.Path, ";type="); i >= 0 && strings.IndexByte(u.Path[i:], '/') < 0 {
 			code := u.Path[i+len(";type="):]
@@ -383,7 +383,7 @@ func (u *URL) checkScheme(s string, base int) error {
 				return fail(base+i+len(";type="), "unknown ftp typecode "+strconv.Quote(code)+" (want a, i or d)")
 			}
 		}
-	case "news":
+	case "news", "snews":
 		// RFC 1738 section 3.6: article = 1*[...] "@" host.
 		if u.Authority {
 			return nil

@@ -59,7 +59,7 @@ func (u *URL) viewError(view, reason string) error {
 func (u *URL) needScheme(view string, schemes ...string) error {
 	for _, s := range schemes {
 		if u.Scheme == s {
-			if !u.Authority && s != "news" && s != "mailto" && s != "file" {
+			if !u.Authority && s != "news" && s != "snews" && s != "mailto" && s != "file" {
 				return u.viewError(view, u.Scheme+` URL without "//host"`)
 			}
 			return nil
@@ -71,6 +71,8 @@ func (u *URL) needScheme(view string, schemes ...string) error {
 // FTP is an ftp URL decoded as RFC 1738 section 3.2 says:
 // ftp://user:password@host:port/cwd1/cwd2/.../cwdN/name;type=typecode.
 type FTP struct {
+	// Secure is true for ftps, FTP over implicit TLS (RFC 4217).
+	Secure bool
 	Login
 	// Dirs are the decoded CWD arguments, in order. "%2F" yields an
 	// argument containing "/" and an empty segment an empty argument.
@@ -83,10 +85,10 @@ type FTP struct {
 
 // FTP returns the ftp view of u.
 func (u *URL) FTP() (*FTP, error) {
-	if err := u.needScheme("ftp", "ftp"); err != nil {
+	if err := u.needScheme("ftp", "ftp", "ftps"); err != nil {
 		return nil, err
 	}
-	f := &FTP{Login: u.login()}
+	f := &FTP{Secure: u.Scheme == "ftps", Login: u.login()}
 	p := u.URLPath()
 	if i := strings.LastIndex(p, ";type="); i >= 0 && strings.IndexByte(p[i:], '/') < 0 {
 		f.Type = p[i+len(";type=")] | 0x20 // Parse checked it is a letter
@@ -103,7 +105,11 @@ func (u *URL) FTP() (*FTP, error) {
 // String builds the ftp URL.
 func (f *FTP) String() string {
 	var b strings.Builder
-	b.WriteString("ftp:")
+	if f.Secure {
+		b.WriteString("ftps:")
+	} else {
+		b.WriteString("ftp:")
+	}
 	f.Login.write(&b)
 	b.WriteByte('/')
 	for _, d := range f.Dirs {
@@ -376,13 +382,14 @@ func (m *Mailto) String() string {
 // News is a news URL (RFC 1738 section 3.6): a group, "*" for all groups,
 // or an article by message-id. The news server is not part of the URL.
 type News struct {
+	Secure    bool   // snews: the news server over TLS (RFC 5538)
 	Group     string // decoded group name, or "*"; "" for an article
 	MessageID string // decoded, without "<" and ">"; "" for a group
 }
 
 // News returns the news view of u.
 func (u *URL) News() (*News, error) {
-	if err := u.needScheme("news", "news"); err != nil {
+	if err := u.needScheme("news", "news", "snews"); err != nil {
 		return nil, err
 	}
 	part := u.Path
@@ -397,9 +404,9 @@ func (u *URL) News() (*News, error) {
 		if len(v) > 2 && v[0] == '<' && v[len(v)-1] == '>' {
 			v = v[1 : len(v)-1] // a pasted Message-ID header value
 		}
-		return &News{MessageID: v}, nil
+		return &News{Secure: u.Scheme == "snews", MessageID: v}, nil
 	}
-	return &News{Group: v}, nil
+	return &News{Secure: u.Scheme == "snews", Group: v}, nil
 }
 
 // All reports whether the URL is news:*, all available groups.
@@ -407,27 +414,32 @@ func (n *News) All() bool { return n.Group == "*" }
 
 // String builds the news URL.
 func (n *News) String() string {
+	scheme := "news:"
+	if n.Secure {
+		scheme = "snews:"
+	}
 	if n.MessageID != "" {
 		at := strings.LastIndexByte(n.MessageID, '@')
 		if at < 0 {
-			return "news:" + Escape(n.MessageID, ComponentMessageID)
+			return scheme + Escape(n.MessageID, ComponentMessageID)
 		}
 		id := Escape(n.MessageID[:at], ComponentMessageID) + "@" + Escape(n.MessageID[at+1:], ComponentMessageID)
 		if strings.HasPrefix(id, "//") {
 			// Issue 12: "news://x@y" would have an authority.
 			id = "%2F" + id[1:]
 		}
-		return "news:" + id
+		return scheme + id
 	}
 	if n.Group == "*" {
-		return "news:*"
+		return scheme + "*"
 	}
-	return "news:" + Escape(n.Group, ComponentNewsGroup)
+	return scheme + Escape(n.Group, ComponentNewsGroup)
 }
 
 // NNTP is an nntp URL (RFC 1738 section 3.7):
 // nntp://host:port/newsgroup-name/article-number.
 type NNTP struct {
+	Secure bool // nntps: NNTP over implicit TLS (RFC 4642)
 	Login
 	Group   string // decoded
 	Article int64  // 0 when the URL names the group only
@@ -435,10 +447,10 @@ type NNTP struct {
 
 // NNTP returns the nntp view of u.
 func (u *URL) NNTP() (*NNTP, error) {
-	if err := u.needScheme("nntp", "nntp"); err != nil {
+	if err := u.needScheme("nntp", "nntp", "nntps"); err != nil {
 		return nil, err
 	}
-	n := &NNTP{Login: u.login()}
+	n := &NNTP{Secure: u.Scheme == "nntps", Login: u.login()}
 	group, num, hasNum := strings.Cut(u.URLPath(), "/")
 	if group == "" {
 		return nil, u.viewError("nntp", "no newsgroup")
@@ -457,7 +469,11 @@ func (u *URL) NNTP() (*NNTP, error) {
 // String builds the nntp URL.
 func (n *NNTP) String() string {
 	var b strings.Builder
-	b.WriteString("nntp:")
+	if n.Secure {
+		b.WriteString("nntps:")
+	} else {
+		b.WriteString("nntp:")
+	}
 	n.Login.write(&b)
 	b.WriteByte('/')
 	b.WriteString(Escape(n.Group, ComponentNewsGroup))

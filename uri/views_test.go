@@ -181,7 +181,7 @@ func TestViewErrors(t *testing.T) {
 		view   func(*URL) error
 		reason string
 	}{
-		{"http://h/", func(u *URL) error { _, err := u.FTP(); return err }, "not a ftp URL"},
+		{"http://h/", func(u *URL) error { _, err := u.FTP(); return err }, "not a ftp or ftps URL"},
 		{"ftp://h/", func(u *URL) error { _, err := u.Gopher(); return err }, "not a gopher URL"},
 		{"http:foo", func(u *URL) error { _, err := u.HTTP(); return err }, `without "//host"`},
 		{"mailto:", func(u *URL) error { _, err := u.Mailto(); return err }, "no address"},
@@ -430,5 +430,29 @@ func TestEqual(t *testing.T) {
 func TestNewsStringWithoutAt(t *testing.T) {
 	if got := (&News{MessageID: "odd id"}).String(); got != "news:odd%20id" {
 		t.Errorf("News{MessageID: %q}.String() = %q", "odd id", got)
+	}
+}
+
+// The TLS schemes have the views of their cleartext ones, and build URLs
+// of their own scheme again: a listing's entries stay on TLS.
+func TestTLSSchemeViews(t *testing.T) {
+	u := MustParse("ftps://u@h/a/b.txt")
+	f, err := u.FTP()
+	if err != nil || !f.Secure || f.Name != "b.txt" || u.PortNumber() != 990 {
+		t.Fatalf("ftps view = %+v, %v; port %d", f, err, u.PortNumber())
+	}
+	if got := f.String(); got != "ftps://u@h/a/b.txt" {
+		t.Errorf("ftps String() = %q", got)
+	}
+	n, err := MustParse("nntps://h/comp.lang.go/7").NNTP()
+	if err != nil || !n.Secure || n.String() != "nntps://h/comp.lang.go/7" {
+		t.Errorf("nntps view = %+v, %v", n, err)
+	}
+	s, err := MustParse("snews:comp.lang.go").News()
+	if err != nil || !s.Secure || s.String() != "snews:comp.lang.go" {
+		t.Errorf("snews view = %+v, %v", s, err)
+	}
+	if p := DefaultPort("snews"); p != 563 {
+		t.Errorf("DefaultPort(snews) = %d, want 563", p)
 	}
 }

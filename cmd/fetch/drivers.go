@@ -25,6 +25,7 @@ func driverOptions() []driverOption {
 	return []driverOption{
 		policyOptions(),
 		gatewayOptions(),
+		tlsOptions(),
 		ftpOptions(),
 		searchOptions(),
 		gopherOptions(),

@@ -21,6 +21,7 @@ const (
 	exitProtocol    = 8
 	exitTimeout     = 9
 	exitConnect     = 10
+	exitTLS         = 11
 	exitInterrupted = 130
 )
 
@@ -40,6 +41,7 @@ var exitTable = []struct {
 	{exitProtocol, fetch.ErrProtocol, "the server broke its protocol"},
 	{exitTimeout, fetch.ErrTimeout, "timed out"},
 	{exitConnect, fetch.ErrConnect, "cannot connect (refused, unreachable, unknown host), or the connection broke"},
+	{exitTLS, fetch.ErrTLS, "TLS failed: the server's certificate is not trusted (--cacert, -k), the handshake failed, or the server refused TLS that --ssl-reqd requires"},
 	{exitInterrupted, context.Canceled, "interrupted"},
 }
 

@@ -254,11 +254,15 @@ func writeMetaJSON(w io.Writer, resp *fetch.Response) error {
 // errorLine is the one line a failed URL prints: what failed, the masked
 // URL, and the cause with the server's own words.
 func errorLine(err error) string {
+	hint := ""
+	if errors.As(err, new(*fetch.CertificateError)) {
+		hint = " (trust its issuer with --cacert FILE, or skip the check with -k)"
+	}
 	var fe *fetch.Error
 	if errors.As(err, &fe) && fe.Op == "fetch" {
-		return "fetch: " + fe.URL + ": " + oneLine(fe.Err.Error())
+		return "fetch: " + fe.URL + ": " + oneLine(fe.Err.Error()) + hint
 	}
-	return "fetch: " + oneLine(err.Error())
+	return "fetch: " + oneLine(err.Error()) + hint
 }
 
 // oneLine folds a multi-line server reply into one line.
