@@ -1,43 +1,56 @@
 package ftp
 
 import (
-	"bytes"
+	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/textproto"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/jlaffaye/ftp"
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
 // poolKey is what a control connection can be reused for: the same
-// server and the same login.
+// server, the same login, the same TLS.
 type poolKey struct {
 	host     string
 	port     int
 	user     string
 	password string
 	ask      bool
+	tls      tlsMode
 }
+
+// tlsMode is how a session uses TLS.
+type tlsMode int
+
+const (
+	tlsNone     tlsMode = iota // cleartext
+	tlsExplicit                // AUTH TLS after the greeting (RFC 4217)
+	tlsImplicit                // ftps: TLS from the first byte
+)
 
 // session is one control connection, logged in, with what the driver
 // knows of its state.
 type session struct {
 	d   *Driver
 	key poolKey
-	sc  *ftp.ServerConn
 
-	ctrl     *fetch.Conn
-	dataHost string // where data connections go: the control connection's peer
+	ctrl     *fetch.Conn   // the dial path's connection
+	conn     net.Conn      // what commands go over: ctrl, or TLS over it
+	r        *bufio.Reader // replies, from conn
+	host     string        // the URL's host: TLS's server name
+	dataHost string        // where data connections go: the control connection's peer
+	// dataTLS is the TLS configuration of data connections once PROT P
+	// was accepted: the control connection's, whose session cache lets
+	// them resume its session; nil while data goes in cleartext.
+	dataTLS *tls.Config
 
 	// The fetch the session serves now; nil while it is idle.
 	mu  sync.Mutex
@@ -47,36 +60,18 @@ type session struct {
 	reused   bool
 	entryDir string   // PWD after login; "" if unknown
 	at       []string // CWD arguments run since the entry directory
-	typ      ftp.TransferType
+	typ      byte     // 'A', 'I', or 0 before the first TYPE
+	feat     features
 
-	ask func() (string, error) // the password, asked for when 331 comes
-
-	// What went over the control connection last.
-	inbuf      []byte
-	inReply    bool   // a multi-line reply has begun and not yet ended
-	replyLen   int    // the bytes of the reply in progress
-	inErr      error  // the reply refused: every later read fails with it
+	// pending are the commands written whose final replies are unread,
+	// in order. A session released with some is closed: its state is
+	// unknown.
+	pending    []string
+	broken     bool   // the conversation's state is unknown: never reuse
 	lastCmd    string // masked
-	lastCode   int
-	lastReply  string // the last complete reply line
 	lastPrelim string // the last preliminary (1xx) reply line
-	// refusal is the first negative reply (4xx, 5xx) since commands were
-	// last written ahead: why jlaffaye/ftp may leave the planned sequence.
-	refusal string
-	// replyCode is the code of the reply being read: the one its last
-	// line begins with.
-	replyCode string
-
-	listCmd string // the listing command that listMarker stands for
-
-	// Pipelining: ahead are the commands to send together when
-	// jlaffaye/ftp sends the first of them; sent are those of them on the
-	// wire that it has yet to send itself.
-	ahead   []string
-	sent    []string
-	pret    bool // FEAT offers PRET: jlaffaye/ftp sends it before EPSV
-	usePASV bool // jlaffaye/ftp has gone over to PASV
-	dataOK  bool // a data connection was set up (a 229 or 227 reply)
+	usePASV    bool   // EPSV was refused: PASV from now on
+	dataOK     bool   // a data connection worked on this connection
 
 	// sizeIn150 says this server's 150 reply to a binary RETR ends with
 	// the file's size, "(N bytes).", as vsftpd's, wu-ftpd's and ProFTPD's
@@ -84,92 +79,212 @@ type session struct {
 	sizeIn150 bool
 }
 
-// listMarker is the name of the RETR that stands for a listing command
-// (LIST, MLSD, NLST): the control connection sends session.listCmd in its
-// place. A URL cannot carry it: a NUL in a name is refused.
-const listMarker = "\x00urlfetch: list\x00"
-
-// askPassword stands for the password of a login whose URL has none: the
-// control connection replaces it when it is sent, that is only after the
-// server asked for one with 331.
-const askPassword = "\x00urlfetch: ask for the password\x00"
-
 // session returns a logged-in control connection for f: an idle one, or
 // a new one.
 func (d *Driver) session(ctx context.Context, req *fetch.Request, f *uri.FTP, lg login) (*session, error) {
-	key := poolKey{host: strings.ToLower(f.Host), port: req.URL.PortNumber(), user: lg.user, password: lg.password, ask: lg.ask}
+	mode := tlsNone
+	switch {
+	case f.Secure:
+		mode = tlsImplicit
+	case req.TLSUpgrade() != fetch.UpgradeDefault:
+		mode = tlsExplicit
+	}
+	key := poolKey{host: strings.ToLower(f.Host), port: req.URL.PortNumber(), user: lg.user, password: lg.password, ask: lg.ask, tls: mode}
 	if s := d.get(key); s != nil {
 		s.bind(ctx, req)
 		req.Tracef(fetch.Note, "reusing the connection to %s as %s (entry directory %q)", s.ctrl.RemoteAddr(), lg.user, s.entryDir)
 		return s, nil
 	}
-	s := &session{d: d, key: key, dataHost: f.Host}
+	s := &session{d: d, key: key, host: f.Host, dataHost: f.Host}
 	s.bind(ctx, req)
-	opts := []ftp.DialOption{ftp.DialWithDialFunc(s.dial), ftp.DialWithDisabledEPSV(d.DisableEPSV)}
-	sc, err := ftp.Dial(req.URL.Hostport(), opts...)
+	if err := s.connect(ctx, req, mode); err != nil {
+		s.close()
+		return nil, err
+	}
+	if err := s.login(ctx, req, f, lg); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// connect dials the server, reads its greeting and, as mode says, starts
+// TLS: at once for ftps (RFC 4217 section 3's implicit mode), with AUTH
+// TLS after the greeting when asked.
+func (s *session) connect(ctx context.Context, req *fetch.Request, mode tlsMode) error {
+	c, err := req.Dial(ctx)
 	if err != nil {
-		if s.ctrl == nil {
-			return nil, err // the dial path's own error: ErrConnect, ErrUnsafe, ...
+		return err // the dial path's own error: ErrConnect, ErrUnsafe, ...
+	}
+	s.ctrl, s.conn = c, c
+	if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		s.dataHost = ta.IP.String()
+	}
+	if mode == tlsImplicit {
+		if err := s.startTLS(ctx, req); err != nil {
+			return err
 		}
-		s.close()
-		return nil, s.fail("connect", err)
+	} else {
+		s.r = bufio.NewReaderSize(c, 4096)
 	}
-	s.sc = sc
-	password := lg.password
-	if lg.ask {
-		password = askPassword
-		host, user := f.Host, lg.user
-		s.ask = func() (string, error) {
-			s.mu.Lock()
-			ctx, req := s.ctx, s.req
-			s.mu.Unlock()
-			return req.Password(ctx, host, user)
+	// The greeting is the reply to no command (RFC 959 section 5.4: 120
+	// first means "ready in a while", then 220).
+	s.pending = []string{""}
+	if _, err := s.expect("", 220); err != nil {
+		return s.greetingError(err)
+	}
+	if mode != tlsExplicit {
+		return nil
+	}
+	rp, err := s.do("AUTH TLS")
+	switch {
+	case err != nil:
+		return err
+	case rp.Code == 234:
+		// Nothing may follow the reply before the handshake: bytes
+		// already read would be taken as sent under TLS (the injection
+		// of CVE-2011-0411).
+		if s.r.Buffered() > 0 {
+			return fetch.Errorf(fetch.ErrProtocol, "ftp: the server sent %d bytes after its 234 reply to AUTH TLS, before the TLS handshake", s.r.Buffered())
+		}
+		return s.startTLS(ctx, req)
+	case req.TLSUpgrade() == fetch.UpgradeRequire:
+		return fetch.Errorf(fetch.ErrTLS, "ftp: %s refused AUTH TLS (%s), and TLS is required (--ssl-reqd): nothing was sent in the clear", s.host, oneLine(rp.Line))
+	}
+	req.Tracef(fetch.Note, "%s refused AUTH TLS (%s): going on in the clear", s.host, oneLine(rp.Line))
+	return nil
+}
+
+// greetingError is the error of a greeting other than 220: the server's
+// own words, of the class their code gives (421: busy, try later).
+func (s *session) greetingError(err error) error {
+	var re *ReplyError
+	if errors.As(err, &re) && fetch.Class(err) == nil {
+		return fetch.Errorf(fetch.ErrConnect, "ftp: the server's greeting: %w", re)
+	}
+	return err
+}
+
+// startTLS turns the control connection to TLS, and data connections
+// from then on (their protection is PROT P's, after login).
+func (s *session) startTLS(ctx context.Context, req *fetch.Request) error {
+	cfg := req.TLSConfig(s.host)
+	tc, err := req.StartTLS(ctx, s.ctrl, s.host, cfg)
+	if err != nil {
+		return fmt.Errorf("ftp: %w", err)
+	}
+	s.conn, s.dataTLS = tc, cfg
+	s.r = bufio.NewReaderSize(tc, 4096)
+	return nil
+}
+
+// login logs in as lg (RFC 959 section 5.4: USER, then PASS when the
+// server asks for it with 331), protects data connections under TLS
+// (PBSZ 0, PROT P: RFC 4217 section 9), learns the server's features
+// (FEAT) and the entry directory (PWD), in one round trip after PASS.
+func (s *session) login(ctx context.Context, req *fetch.Request, f *uri.FTP, lg login) error {
+	rp, err := s.do("USER " + lg.user)
+	if err != nil {
+		return s.loginError(lg.user, err)
+	}
+	if rp.Code == 331 {
+		password := lg.password
+		if lg.ask {
+			// The server asked for a password: only now is it needed.
+			if password, err = req.Password(ctx, f.Host, lg.user); err != nil {
+				return err
+			}
+			if err := fetch.CheckLine("ftp password", password); err != nil {
+				return err
+			}
+		}
+		rp, err = s.do("PASS " + password)
+		if err != nil {
+			return s.loginError(lg.user, err)
 		}
 	}
-	if err := sc.Login(lg.user, password); err != nil {
-		s.close()
-		return nil, s.loginError(lg.user, err)
+	if rp.Code != 230 && rp.Code != 202 {
+		return s.loginError(lg.user, s.refusal(s.lastCmd, rp))
 	}
-	s.ask = nil
+	var cmds []string
+	if s.dataTLS != nil {
+		cmds = append(cmds, "PBSZ 0", "PROT P")
+	}
+	cmds = append(cmds, "FEAT", "PWD")
+	if err := s.plan(cmds...); err != nil {
+		return err
+	}
+	if s.dataTLS != nil {
+		if err := s.protect(req); err != nil {
+			return err
+		}
+	}
+	rp, err = s.do("FEAT")
+	if err != nil {
+		return err
+	}
+	if rp.Code == 211 {
+		s.feat = parseFeatures(rp.Lines)
+	}
 	// The entry directory, to come back to when the connection is reused
 	// for a URL in other directories.
-	if dir, err := sc.CurrentDir(); err == nil {
-		s.entryDir = dir
-	} else if !refused(err) {
-		s.close()
-		return nil, s.fail("PWD", err)
+	rp, err = s.do("PWD")
+	if err != nil {
+		return err
 	}
-	// Login switched to TYPE I; forget it so that the first transfer sends
-	// its TYPE after the CWDs, as RFC 1738 orders them.
-	s.typ = ""
-	return s, nil
+	if rp.Code == 257 {
+		var ok bool
+		if s.entryDir, ok = parsePWD(rp.Msg); !ok {
+			return fetch.Errorf(fetch.ErrProtocol, "ftp: PWD: the server's reply %q quotes no directory", clipReply(rp.Line))
+		}
+	}
+	if s.feat.utf8 {
+		// RFC 2640: names in UTF-8, not the server's code page.
+		if _, err := s.do("OPTS UTF8 ON"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// protect reads the replies to PBSZ 0 and PROT P. A server that refuses
+// PROT P sends data in the clear: an error when TLS is required.
+func (s *session) protect(req *fetch.Request) error {
+	if _, err := s.do("PBSZ 0"); err != nil {
+		return err
+	}
+	rp, err := s.do("PROT P")
+	if err != nil || rp.Code/100 == 2 {
+		return err
+	}
+	if s.key.tls == tlsImplicit || req.TLSUpgrade() == fetch.UpgradeRequire {
+		return fetch.Errorf(fetch.ErrTLS, "ftp: %s refused PROT P (%s): data connections would go in the clear", s.host, oneLine(rp.Line))
+	}
+	req.Tracef(fetch.Note, "%s refused PROT P (%s): data connections go in the clear", s.host, oneLine(rp.Line))
+	s.dataTLS = nil
+	return nil
+}
+
+// plan writes cmds at once, their replies to be read in order by do,
+// unless the Driver does not pipeline: then do writes each when its turn
+// comes.
+func (s *session) plan(cmds ...string) error {
+	if s.d.NoPipelining || len(cmds) < 2 {
+		return nil
+	}
+	return s.write(cmds...)
 }
 
 // loginError classifies a failed login: a refusal is ErrAuth.
 func (s *session) loginError(user string, err error) error {
-	if kind := fetch.Class(err); kind != nil {
-		return err // the prompt's ErrAuth, a timeout, a cancellation
+	var re *ReplyError
+	if !errors.As(err, &re) {
+		return err // a broken connection, a timeout, a cancellation
 	}
-	var te *textproto.Error
-	code, msg := s.lastCode, s.lastMsg()
-	if errors.As(err, &te) {
-		code, msg = te.Code, te.Msg
-	} else if fetch.ConnBroken(err) || code == 0 {
-		return s.fail("login", err)
-	}
-	re := replyError(s.lastCmd, code, msg)
-	if sessionDied(code, msg) {
+	if sessionDied(re.Code, re.Msg) {
 		return fetch.Errorf(fetch.ErrConnect, "ftp: login as %s: %w", user, re)
 	}
 	return fetch.Errorf(fetch.ErrAuth, "ftp: login as %s: %w", user, re)
-}
-
-// lastMsg is the text of the last reply line, without its code.
-func (s *session) lastMsg() string {
-	if len(s.lastReply) > 4 {
-		return s.lastReply[4:]
-	}
-	return s.lastReply
 }
 
 // bind makes the session serve the fetch of req under ctx.
@@ -198,53 +313,6 @@ func (s *session) current() (context.Context, *fetch.Request) {
 	return s.ctx, s.req
 }
 
-// dial is jlaffaye/ftp's dial function: the control connection goes
-// through the request's dial path (with the URL's port policy), every
-// data connection through DialAddr to the control connection's peer and
-// the port that EPSV or PASV gave (whatever address PASV names), a port
-// the same policy allows.
-func (s *session) dial(network, addr string) (net.Conn, error) {
-	ctx, req := s.current()
-	if req == nil {
-		return nil, errors.New("ftp: dial on an idle connection")
-	}
-	if s.ctrl == nil {
-		c, err := req.Dial(ctx)
-		if err != nil {
-			return nil, err
-		}
-		s.ctrl = c
-		if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
-			s.dataHost = ta.IP.String()
-		}
-		return &lineConn{Conn: c, s: s}, nil
-	}
-	_, port, err := net.SplitHostPort(addr)
-	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 1 || n > 65535 {
-		// jlaffaye/ftp computes the port from the reply without a check:
-		// "(999,999,999,999,999,999)" gives 256743.
-		return nil, fetch.Errorf(fetch.ErrProtocol, "ftp: the server's reply %q names a data port no TCP port is (%s)", clipReply(s.lastReply), port)
-	}
-	// RFC 1738 section 6: the port a reply names is held to the policy
-	// an ftp URL's port is, or a server could aim the client at another
-	// protocol's port.
-	c, err := req.DialAddr(ctx, "ftp", net.JoinHostPort(s.dataHost, port))
-	if errors.Is(err, fetch.ErrUnsafe) {
-		return nil, fmt.Errorf("ftp: the data connection the server names: %w", err)
-	}
-	if err != nil {
-		if len(s.sent) > 0 && strings.HasPrefix(s.sent[len(s.sent)-1], "RETR ") {
-			// RETR went out with EPSV, and the server may have answered
-			// it (550) and closed the port before this dial: let
-			// jlaffaye/ftp read that reply, and the dial's error come
-			// from the data connection should there be none.
-			return failedConn{err}, nil
-		}
-		return nil, err
-	}
-	return c, nil
-}
-
 // chdir brings the session to the directory the CWD arguments cwds lead
 // to from the entry directory. When the session is there already (the
 // last URL had the same directories) it sends nothing; when it is
@@ -260,65 +328,181 @@ func (s *session) chdir(cwds []string) error {
 		if s.entryDir == "" {
 			return fmt.Errorf("%w: PWD gave none", errStale)
 		}
-		if err := s.sc.ChangeDir(s.entryDir); err != nil {
+		if _, err := s.cwd(s.entryDir); err != nil {
 			return fmt.Errorf("%w %q: %v", errStale, s.entryDir, err)
 		}
 		s.at = nil
 	}
 	for _, dir := range cwds {
-		if err := s.sc.ChangeDir(dir); err != nil {
-			return s.fail("CWD "+dir, err)
+		if _, err := s.cwd(dir); err != nil {
+			return err
 		}
 		s.at = append(s.at, dir)
 	}
 	return nil
 }
 
+// cwd sends CWD dir. RFC 959 gives 250; some servers answer 200.
+func (s *session) cwd(dir string) (reply, error) {
+	return s.expect("CWD "+dir, 250, 200)
+}
+
 // setType sends TYPE unless the connection is in that type already.
-func (s *session) setType(t ftp.TransferType) error {
+func (s *session) setType(t byte) error {
 	if s.typ == t {
 		return nil
 	}
-	if err := s.sc.Type(t); err != nil {
-		return s.fail("TYPE "+string(t), err)
+	if _, err := s.expect("TYPE "+string(t), 200); err != nil {
+		return err
 	}
 	s.typ = t
 	return nil
 }
 
-// fail turns an error of the command cmd into the driver's error: a
-// reply into a *ReplyError of its fetch kind, a broken connection into
-// ErrConnect (a retry may help).
-func (s *session) fail(cmd string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var te *textproto.Error
-	switch {
-	case errors.As(err, &te):
-		re := replyError(cmd, te.Code, te.Msg)
-		if kind := replyKind(te.Code, te.Msg); kind != nil {
-			return fetch.Errorf(kind, "ftp: %s: %w", cmd, re)
+// dataConn is a data connection being opened: the dial's result, and
+// under PROT P the TLS handshake, which runs while the reply to the
+// transfer command is read (servers differ on whether the 150 comes
+// before the handshake or after).
+type dataConn struct {
+	conn net.Conn
+	err  error
+	hs   chan error // the handshake's result; nil without TLS
+}
+
+// open sets up the data connection for cmd (RETR, LIST, MLSD, NLST) and
+// sends cmd, unless the caller wrote both ahead (cmdSent), then returns
+// the connection once the server's preliminary reply (125, 150) came.
+// The data connection goes to the control connection's peer, at the
+// port EPSV or PASV gave.
+func (s *session) open(ctx context.Context, req *fetch.Request, cmd string, cmdSent bool) (net.Conn, error) {
+	if s.feat.pret {
+		// PRET (distributed servers: drftpd) names the transfer before
+		// EPSV, so the server can choose where data comes from.
+		if _, err := s.expect("PRET "+cmd, 200); err != nil {
+			return nil, err
 		}
-		if te.Code < 400 {
-			// A positive reply, but not the one the command wants (229
-			// to PASV): the server broke its protocol.
-			return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: an unexpected reply: %w", cmd, re)
-		}
-		return fmt.Errorf("ftp: %s: %w", cmd, re)
-	case fetch.Class(err) != nil:
-		return fmt.Errorf("ftp: %s: %w", cmd, err)
-	case errors.As(err, new(textproto.ProtocolError)):
-		// A line that is no reply: "short response", "invalid response code".
-		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: %w", cmd, err)
-	case fetch.ConnBroken(err):
-		return fetch.Errorf(fetch.ErrConnect, "ftp: %s: the connection broke: %w", cmd, err)
-	case errors.As(err, new(*strconv.NumError)), errors.As(err, new(*time.ParseError)):
-		// A number or time in a positive reply that jlaffaye/ftp could
-		// not read: the server broke its protocol.
-		return fetch.Errorf(fetch.ErrProtocol, "ftp: %s: a reply that cannot be read: %w", cmd, err)
 	}
-	return fmt.Errorf("ftp: %s: %w", cmd, err)
+	port, err := s.passive()
+	if err != nil {
+		if cmdSent {
+			// The transfer command went out after the data command the
+			// server refused: read its reply (425) too.
+			rp, err2 := s.do(cmd)
+			if err2 != nil {
+				return nil, err2
+			}
+			if rp.Code < 200 {
+				s.broken = true
+				return nil, fmt.Errorf("%w (and the server opened %s anyway: %q)", err, fetch.MaskLine(cmd, nil), clipReply(rp.Line))
+			}
+		}
+		if !errors.Is(err, errEPSVRefused) {
+			return nil, err
+		}
+		// Refused EPSV: PASV from now on.
+		s.usePASV, cmdSent = true, false
+		if port, err = s.passive(); err != nil {
+			return nil, err
+		}
+	}
+	dc := s.dial(ctx, req, port)
+	if dc.err != nil && !cmdSent {
+		return nil, dc.err
+	}
+	if !cmdSent {
+		if err := s.write(cmd); err != nil {
+			dc.close()
+			return nil, err
+		}
+	}
+	rp, err := s.do(cmd)
+	if err == nil && rp.Code >= 200 {
+		err = s.refusal(cmd, rp)
+		if rp.Code < 300 {
+			// A final reply without the transfer's preliminary one.
+			err = fetch.Errorf(fetch.ErrProtocol, "ftp: %s: the server answered %q with no data connection opened", fetch.MaskLine(cmd, nil), clipReply(rp.Line))
+		}
+	}
+	if err != nil {
+		dc.close()
+		return nil, err
+	}
+	if dc.err != nil {
+		// The server opened the transfer; the client could not connect.
+		s.broken = true
+		return nil, dc.err
+	}
+	if dc.hs != nil {
+		if err := <-dc.hs; err != nil {
+			dc.conn.Close()
+			s.broken = true
+			return nil, fmt.Errorf("ftp: %s: the data connection: %w", fetch.MaskLine(cmd, nil), req.TLSError(ctx, s.dataTLS.ServerName, err))
+		}
+		st := dc.conn.(*tls.Conn).ConnectionState()
+		req.TraceTLS(st)
+		if !st.DidResume {
+			req.Tracef(fetch.Note, "the data connection's TLS session is a new one, not the control connection's")
+		}
+	}
+	s.dataOK = true
+	return dc.conn, nil
+}
+
+// errEPSVRefused: the server refused EPSV; PASV may work.
+var errEPSVRefused = errors.New("ftp: EPSV refused")
+
+// passive reads the reply to EPSV or PASV (sending it unless written
+// ahead) and returns the data port.
+func (s *session) passive() (int, error) {
+	if s.d.DisableEPSV || s.usePASV {
+		rp, err := s.expect("PASV", StatusPassiveMode)
+		if err != nil {
+			return 0, err
+		}
+		return parsePASV(rp)
+	}
+	rp, err := s.do("EPSV")
+	if err != nil {
+		return 0, err
+	}
+	if rp.Code == StatusExtendedPassiveMode {
+		return parseEPSV(rp)
+	}
+	if rp.Code >= 500 && !sessionDied(rp.Code, rp.Msg) {
+		s.note("the server refused EPSV (%s): PASV from now on", oneLine(rp.Line))
+		return 0, errEPSVRefused
+	}
+	return 0, s.refusal("EPSV", rp)
+}
+
+// dial connects to the data port on the control connection's peer. RFC
+// 1738 section 6: the port a reply names is held to the policy an ftp
+// URL's port is, or a server could aim the client at another protocol's
+// port. Under PROT P the handshake starts at once, in the background.
+func (s *session) dial(ctx context.Context, req *fetch.Request, port int) dataConn {
+	c, err := req.DialAddr(ctx, "ftp", net.JoinHostPort(s.dataHost, strconv.Itoa(port)))
+	if errors.Is(err, fetch.ErrUnsafe) {
+		return dataConn{err: fmt.Errorf("ftp: the data connection the server names: %w", err)}
+	}
+	if err != nil {
+		return dataConn{err: fmt.Errorf("ftp: the data connection: %w", err)}
+	}
+	if s.dataTLS == nil {
+		return dataConn{conn: c}
+	}
+	tc := tls.Client(c, s.dataTLS)
+	hs := make(chan error, 1)
+	go func() { hs <- tc.HandshakeContext(ctx) }()
+	return dataConn{conn: tc, hs: hs}
+}
+
+func (dc dataConn) close() {
+	if dc.conn != nil {
+		dc.conn.Close()
+	}
+	if dc.hs != nil {
+		<-dc.hs
+	}
 }
 
 func (s *session) note(format string, args ...any) {
@@ -330,10 +514,11 @@ func (s *session) note(format string, args ...any) {
 // close ends the session: QUIT, without waiting for the reply.
 func (s *session) close() {
 	s.unbind()
-	if s.sc != nil {
-		s.sc.Quit()
-	} else if s.ctrl != nil {
-		s.ctrl.Close()
+	if s.conn != nil && !s.broken {
+		s.conn.Write([]byte("QUIT\r\n"))
+	}
+	if s.conn != nil {
+		s.conn.Close()
 	}
 }
 
@@ -341,7 +526,7 @@ func (s *session) close() {
 // fetch ended well or with a plain refusal, closed otherwise.
 func (d *Driver) release(s *session, err error) {
 	var re *ReplyError
-	if len(s.sent) > 0 || err != nil && (!errors.As(err, &re) || sessionDied(re.Code, re.Msg)) {
+	if s.broken || len(s.pending) > 0 || err != nil && (!errors.As(err, &re) || sessionDied(re.Code, re.Msg)) {
 		s.close()
 		return
 	}
@@ -376,255 +561,5 @@ func (d *Driver) Close() error {
 	return nil
 }
 
-// lineConn is the control connection as jlaffaye/ftp sees it. It traces
-// every line each way, remembers the last command and reply, and puts
-// the password asked for in place of askPassword.
-type lineConn struct {
-	*fetch.Conn
-	s *session
-}
-
-func (c *lineConn) Read(p []byte) (int, error) {
-	if c.s.inErr != nil {
-		return 0, c.s.inErr
-	}
-	n, err := c.Conn.Read(p)
-	if n > 0 {
-		if err := c.s.sawIn(p[:n]); err != nil {
-			// jlaffaye/ftp reads replies with net/textproto, which would
-			// keep a line or a multi-line reply of any length: the reply
-			// is refused here, and every later read fails the same way.
-			c.s.inErr = err
-			return 0, err
-		}
-	}
-	return n, err
-}
-
-func (c *lineConn) Write(p []byte) (int, error) {
-	s := c.s
-	if s.ask != nil && bytes.HasPrefix(p, []byte("PASS "+askPassword)) {
-		// The server asked for a password (331): only now is it needed.
-		pw, err := s.ask()
-		if err != nil {
-			return 0, err
-		}
-		if err := fetch.CheckLine("ftp password", pw); err != nil {
-			return 0, err
-		}
-		s.sawOut([]byte("PASS ***\r\n"))
-		if _, err := io.WriteString(c.Conn, "PASS "+pw+"\r\n"); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	line := strings.TrimSuffix(string(p), "\r\n")
-	if s.listCmd != "" {
-		switch line {
-		case "RETR " + listMarker:
-			return c.rewrite(len(p), s.listCmd)
-		case "PRET RETR " + listMarker:
-			return c.rewrite(len(p), "PRET "+s.listCmd)
-		}
-	}
-	if len(s.sent) > 0 {
-		// A command pipelined earlier: on the wire already.
-		if line != s.sent[0] {
-			// jlaffaye/ftp leaves the planned sequence only when the
-			// server refused a command sent ahead (vsftpd's "500 OOPS:
-			// vsf_sysutil_bind" to EPSV, after which it ends the
-			// session): with commands already on the wire the
-			// conversation's state is unknown, so the connection is
-			// given up as broken, in the server's own words, and a
-			// retry runs on a new one.
-			why := s.refusal
-			if why == "" {
-				why = s.lastReply
-			}
-			return 0, fetch.Errorf(fetch.ErrConnect, "the server answered %q to commands sent ahead of %q; giving up the connection", clipReply(why), s.sent[0])
-		}
-		s.sent = s.sent[1:]
-		return len(p), nil
-	}
-	if line == "PASV" {
-		s.usePASV = true
-	}
-	if len(s.ahead) > 0 && line == s.ahead[0] {
-		batch := s.ahead
-		s.ahead = nil
-		s.sent = batch[1:]
-		s.refusal = ""
-		var b strings.Builder
-		for _, l := range batch {
-			b.WriteString(l)
-			b.WriteString("\r\n")
-		}
-		s.sawOut([]byte(b.String()))
-		if _, err := io.WriteString(c.Conn, b.String()); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	s.ahead = nil
-	s.sawOut(p)
-	return c.Conn.Write(p)
-}
-
-// rewrite sends line in place of the n bytes jlaffaye/ftp wrote.
-func (c *lineConn) rewrite(n int, line string) (int, error) {
-	c.s.sawOut([]byte(line + "\r\n"))
-	if _, err := io.WriteString(c.Conn, line+"\r\n"); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-// RemoteAddr is the peer's address; jlaffaye/ftp needs a *net.TCPAddr,
-// which a Client's own DialContext may not give.
-func (c *lineConn) RemoteAddr() net.Addr {
-	if a, ok := c.Conn.RemoteAddr().(*net.TCPAddr); ok {
-		return a
-	}
-	return &net.TCPAddr{}
-}
-
-// sawOut traces the command lines in p.
-func (s *session) sawOut(p []byte) {
-	_, req := s.current()
-	for _, line := range strings.SplitAfter(string(p), "\n") {
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			continue
-		}
-		s.lastCmd = fetch.MaskLine(line, nil)
-		if req != nil {
-			req.Trace(fetch.Out, line)
-		}
-	}
-}
-
-// Limits on what the control connection reads.
-const (
-	// maxLine bounds a reply line (and a listing line).
-	maxLine = 64 << 10
-	// maxReply bounds a multi-line reply, from its first line to its
-	// last: FEAT and HELP replies are a few KiB.
-	maxReply = 1 << 20
-)
-
-// sawIn traces the complete reply lines that p ends, keeping a partial
-// one for the next read. It fails on a reply that no FTP server sends:
-// one that does not begin with a reply code (RFC 959 section 4.2), a
-// line longer than maxLine, a multi-line reply longer than maxReply.
-func (s *session) sawIn(p []byte) error {
-	_, req := s.current()
-	s.inbuf = append(s.inbuf, p...)
-	for {
-		i := bytes.IndexByte(s.inbuf, '\n')
-		if i < 0 {
-			if len(s.inbuf) > maxLine {
-				return fetch.Errorf(fetch.ErrProtocol, "ftp: the server sent a reply line longer than %d bytes", maxLine)
-			}
-			break
-		}
-		line := strings.TrimRight(string(s.inbuf[:i+1]), "\r\n")
-		s.inbuf = s.inbuf[i+1:]
-		if req != nil {
-			req.Trace(fetch.In, line)
-		}
-		if !s.inReply {
-			if !replyStart(line) {
-				return fetch.Errorf(fetch.ErrProtocol, "ftp: the server sent %q, which is not an FTP reply: it begins with no reply code", clipReply(line))
-			}
-			s.inReply, s.replyLen, s.replyCode = true, 0, line[:3]
-		}
-		s.replyLen += i + 1
-		if line == " PRET" || strings.HasPrefix(line, " PRET ") {
-			s.pret = true
-		}
-		// RFC 959 section 4.2: a reply ends at a line that begins with
-		// its own code and a space; "221 x" inside a 220- reply is text
-		// of it, as net/textproto reads it (and counts to maxReply).
-		if len(line) >= 4 && line[3] == ' ' && line[:3] == s.replyCode {
-			if code, err := strconv.Atoi(line[:3]); err == nil {
-				if err := checkReply(code, line); err != nil {
-					return err
-				}
-				s.inReply = false
-				s.lastCode, s.lastReply = code, line
-				switch {
-				case code < 200:
-					s.lastPrelim = line
-				case code >= 400 && s.refusal == "":
-					s.refusal = line
-				case code == 227, code == 229:
-					s.dataOK = true
-				}
-			}
-		}
-		if s.inReply && s.replyLen > maxReply {
-			return fetch.Errorf(fetch.ErrProtocol, "ftp: the server sent a multi-line reply of more than %d bytes without its last line", maxReply)
-		}
-	}
-	if len(s.inbuf) == 0 {
-		s.inbuf = s.inbuf[:0:0]
-	}
-	return nil
-}
-
-// checkReply refuses the replies that jlaffaye/ftp would read past the
-// end of, and panic on: a 257 to PWD with one '"' (it slices between the
-// first and the last), a 227 to PASV whose ")" comes before its "(" (it
-// slices between them). A 227 must also give six numbers of 0 to 255, as
-// RFC 959 section 4.1.2 writes the address and port.
-func checkReply(code int, line string) error {
-	switch code {
-	case 257:
-		if strings.Count(line, `"`) == 1 {
-			return fetch.Errorf(fetch.ErrProtocol, "ftp: the server's reply %q quotes no directory", clipReply(line))
-		}
-	case StatusPassiveMode:
-		start, end := strings.IndexByte(line, '('), strings.LastIndexByte(line, ')')
-		if start < 0 || end < start {
-			return fetch.Errorf(fetch.ErrProtocol, "ftp: the server's reply %q gives no (h1,h2,h3,h4,p1,p2)", clipReply(line))
-		}
-		f := strings.Split(line[start+1:end], ",")
-		for _, n := range f {
-			if v, err := strconv.Atoi(strings.TrimSpace(n)); err != nil || v < 0 || v > 255 || len(f) != 6 {
-				return fetch.Errorf(fetch.ErrProtocol, "ftp: the server's reply %q gives no (h1,h2,h3,h4,p1,p2) of numbers 0 to 255", clipReply(line))
-			}
-		}
-	}
-	return nil
-}
-
-// replyStart reports whether line can begin a reply: a code of three
-// digits, the first 1 to 5, then a space, a hyphen or nothing.
-func replyStart(line string) bool {
-	if len(line) < 3 || line[0] < '1' || line[0] > '5' || !isDigit(line[1]) || !isDigit(line[2]) {
-		return false
-	}
-	return len(line) == 3 || line[3] == ' ' || line[3] == '-'
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// clipReply shortens a line from the server for an error message.
-func clipReply(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
-}
-
-// failedConn is a data connection whose dial failed.
-type failedConn struct{ err error }
-
-func (c failedConn) Read([]byte) (int, error)         { return 0, c.err }
-func (c failedConn) Write([]byte) (int, error)        { return 0, c.err }
-func (c failedConn) Close() error                     { return nil }
-func (c failedConn) LocalAddr() net.Addr              { return &net.TCPAddr{} }
-func (c failedConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
-func (c failedConn) SetDeadline(time.Time) error      { return nil }
-func (c failedConn) SetReadDeadline(time.Time) error  { return nil }
-func (c failedConn) SetWriteDeadline(time.Time) error { return nil }
+// oneLine folds a reply onto one line for a message.
+func oneLine(s string) string { return strings.Join(strings.Fields(clipReply(s)), " ") }

@@ -1,6 +1,8 @@
-// Package ftp implements the ftp scheme of RFC 1738 section 3.2 on top of
-// github.com/jlaffaye/ftp: this package carries the URL semantics, the
-// library the protocol of RFC 959.
+// Package ftp implements the ftp scheme of RFC 1738 section 3.2 and ftps
+// (FTP over implicit TLS, RFC 4217), with a control client of its own on
+// RFC 959: the one reader and writer of the control connection, so that
+// commands can be pipelined, listings streamed, and TLS started on it
+// (AUTH TLS) under the driver's own trace.
 //
 // A URL ftp://user:password@host:port/cwd1/.../cwdN/name;type=X is
 // dereferenced as the specification says:
@@ -36,7 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/textproto"
+	"net"
 	"os"
 	"os/user"
 	"strconv"
@@ -44,7 +46,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jlaffaye/ftp"
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/uri"
 )
@@ -339,42 +340,81 @@ func (d *Driver) run(ctx context.Context, req *fetch.Request, s *session, f *uri
 	}
 	switch {
 	case f.Type == 'd':
-		return d.nameList(s, f, p)
+		return d.nameList(ctx, req, s, f, p)
 	case f.Name == "":
 		dirs := f.Dirs
 		arg := ""
 		if d.CWDMethod == CWDNone {
 			arg = p.name
 		}
-		return d.list(s, f, dirs, arg)
+		return d.list(ctx, req, s, f, dirs, arg)
 	}
 	return d.retrieve(ctx, req, s, f, p)
 }
 
+// The transfer types of RFC 959 section 3.1.1 that URLs ask for.
+const (
+	typeASCII  = 'A'
+	typeBinary = 'I'
+)
+
 // retrieve sends TYPE, SIZE, MDTM, REST and RETR for the name (SIZE and
-// MDTM when wanted, see the package comment); a name
-// that RETR refuses with 550 but CWD accepts is listed instead.
+// MDTM when wanted, see the package comment); a name that RETR refuses
+// with 550 but CWD accepts is listed instead.
+//
+// The commands up to RETR do not depend on each other's replies, so they
+// go out in one write and their replies come back in one round trip (RFC
+// 959 lets a client send commands without waiting; lftp calls this
+// "sync-mode off"). The data connection's EPSV joins them, and its RETR
+// too once a data connection worked on this control connection and no
+// REST must come between: the server then waits for the connection that
+// the client opens when it reads the EPSV reply.
 func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f *uri.FTP, p plan) (*fetch.Response, error) {
 	typ := transferType(f)
 	off := restOffset(req, typ)
 	// A server that gives the size in its 150 reply (seen on this
-	// connection) is not asked for it; wget reads the size there too.
-	askSize := typ == ftp.TransferTypeBinary && !(s.sizeIn150 && off == 0)
-	d.pipeline(s, typ, p.name, off, askSize)
+	// connection) is not asked for it; wget reads the size there too. In
+	// ASCII mode the size the server gives is not what the conversion
+	// yields: no Length then.
+	askSize := typ == typeBinary && !(s.sizeIn150 && off == 0)
+	askTime := d.askModTime(s)
+	retr := "RETR " + p.name
+	var batch []string
+	if s.typ != typ {
+		batch = append(batch, "TYPE "+string(rune(typ)))
+	}
+	if askSize {
+		batch = append(batch, "SIZE "+p.name)
+	}
+	if askTime {
+		batch = append(batch, "MDTM "+p.name)
+	}
+	retrAhead := false
+	if off == 0 {
+		if s.feat.pret {
+			batch = append(batch, "PRET "+retr)
+		}
+		batch = append(batch, s.dataCommand())
+		retrAhead = s.dataOK && !d.NoPipelining
+		if retrAhead {
+			batch = append(batch, retr)
+		}
+	}
+	if err := s.plan(batch...); err != nil {
+		return nil, err
+	}
 	if err := s.setType(typ); err != nil {
 		return nil, err
 	}
 	size := int64(-1)
 	if askSize {
-		// In ASCII mode the size the server gives is not what the
-		// conversion yields: no Length then.
 		var err error
 		if size, err = s.size(p.name); err != nil {
 			return nil, err
 		}
 	}
 	var modified time.Time
-	if d.askModTime(s) {
+	if askTime {
 		var err error
 		if modified, err = s.modTime(p.name); err != nil {
 			return nil, err
@@ -383,11 +423,15 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 	if size >= 0 && off > size {
 		return nil, fmt.Errorf("ftp: cannot resume %s at byte %d: it has %d bytes", p.name, off, size)
 	}
-	r, off, err := s.retr(req, p.name, off)
+	off, err := s.rest(req, off)
 	if err != nil {
-		return d.listIfDir(s, f, p.name, err)
+		return nil, err
 	}
-	if typ == ftp.TransferTypeBinary && off == 0 {
+	r, err := s.open(ctx, req, retr, retrAhead)
+	if err != nil {
+		return d.listIfDir(ctx, req, s, f, p.name, err)
+	}
+	if typ == typeBinary && off == 0 {
 		size = s.size150(size, askSize)
 	}
 	want := int64(-1)
@@ -402,24 +446,33 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 		Modified: modified,
 		Meta:     fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
 	}
-	resp.Body = d.retrBody(ctx, s, r, typ, want, p.name)
+	resp.Body = d.retrBody(ctx, s, r, typ, want, retr)
 	return resp, nil
+}
+
+// dataCommand is the command that opens a data connection: EPSV (RFC
+// 2428), or PASV when the Driver says so or the server refused EPSV.
+func (s *session) dataCommand() string {
+	if s.d.DisableEPSV || s.usePASV {
+		return "PASV"
+	}
+	return "EPSV"
 }
 
 // transferType is the TYPE of f: A for ";type=a", else I (RFC 1738
 // section 3.2.2).
-func transferType(f *uri.FTP) ftp.TransferType {
+func transferType(f *uri.FTP) byte {
 	if f.Type == 'a' {
-		return ftp.TransferTypeASCII
+		return typeASCII
 	}
-	return ftp.TransferTypeBinary
+	return typeBinary
 }
 
 // restOffset is where RETR starts: req.Offset, but byte 0 in ASCII mode,
 // whose bytes on the server are not those the conversion yields.
-func restOffset(req *fetch.Request, typ ftp.TransferType) int64 {
+func restOffset(req *fetch.Request, typ byte) int64 {
 	off := req.Offset
-	if off < 0 || typ == ftp.TransferTypeASCII {
+	if off < 0 || typ == typeASCII {
 		if off > 0 {
 			req.Tracef(fetch.Note, "no REST in ASCII mode: starting at byte 0")
 		}
@@ -429,114 +482,79 @@ func restOffset(req *fetch.Request, typ ftp.TransferType) int64 {
 }
 
 // size asks the server for name's size with SIZE: -1 when it refuses, or
-// gives a number no file has (a negative one: unknown, not an error).
+// gives a number no file has (unknown, not an error).
 func (s *session) size(name string) (int64, error) {
-	n, err := s.sc.FileSize(name)
+	rp, err := s.expect("SIZE "+name, 213)
 	switch {
-	case err == nil && n >= 0:
+	case err == nil:
+		n := parseSize(rp.Msg)
+		if n < 0 {
+			s.note("the reply to SIZE gives no size (%q)", clipReply(rp.Line))
+		}
 		return n, nil
-	case err == nil, refused(err):
-		return -1, nil
-	case errors.As(err, new(*strconv.NumError)):
-		// A 213 whose number jlaffaye/ftp cannot read
-		// ("213 99999999999999999999"): no size, as a refusal.
-		s.note("the reply to SIZE gives no size (%v)", err)
+	case refused(err):
 		return -1, nil
 	}
-	return -1, s.fail("SIZE", err)
+	return -1, err
 }
 
 // modTime asks the server for name's modification time with MDTM: the
 // zero time when it refuses.
 func (s *session) modTime(name string) (time.Time, error) {
-	t, err := s.sc.GetTime(name)
+	rp, err := s.expect("MDTM "+name, 213)
 	switch {
 	case err == nil:
+		t, ok := parseMDTM(rp.Msg)
+		if !ok {
+			s.note("the reply to MDTM gives no time (%q)", clipReply(rp.Line))
+		}
 		return t, nil
 	case refused(err):
 		return time.Time{}, nil
-	case errors.As(err, new(*time.ParseError)):
-		s.note("the reply to MDTM gives no time (%v)", err)
-		return time.Time{}, nil
 	}
-	return time.Time{}, s.fail("MDTM", err)
-}
-
-// pipeline announces the commands retrieve sends through jlaffaye/ftp up
-// to RETR, which do not depend on each other's replies, so that they go
-// out in one write and their replies come back in one round trip (RFC 959
-// lets a client send commands without waiting; lftp calls this
-// "sync-mode off"). The data connection's EPSV joins them, and its RETR
-// too once a data connection worked on this control connection and no
-// REST must come between: the server then waits for the connection that
-// the client opens when it reads the EPSV reply.
-func (d *Driver) pipeline(s *session, typ ftp.TransferType, name string, off int64, askSize bool) {
-	if d.NoPipelining {
-		return
-	}
-	var cmds []string
-	if s.typ != typ {
-		cmds = append(cmds, "TYPE "+string(typ))
-	}
-	if askSize {
-		cmds = append(cmds, "SIZE "+name)
-	}
-	if d.askModTime(s) {
-		cmds = append(cmds, "MDTM "+name)
-	}
-	if !s.pret { // jlaffaye/ftp sends PRET first: stop here
-		pasv := d.DisableEPSV || s.usePASV
-		if pasv {
-			cmds = append(cmds, "PASV")
-		} else {
-			cmds = append(cmds, "EPSV")
-		}
-		if s.dataOK && off == 0 {
-			cmds = append(cmds, "RETR "+name)
-		}
-	}
-	if len(cmds) > 1 {
-		s.ahead = cmds
-	}
+	return time.Time{}, err
 }
 
 // askModTime says whether retrieve sends MDTM: the server has it (FEAT)
 // and the caller wants the time.
 func (d *Driver) askModTime(s *session) bool {
-	return !d.SkipModTime && s.sc.IsGetTimeSupported()
+	return !d.SkipModTime && s.feat.mdtm
 }
 
-// retr sends RETR name, after REST off when off > 0, and returns the
-// data connection and the byte it starts at. A server that refuses REST
-// (RFC 959 does not require it) gets RETR again without it: the whole
-// file is better than none.
-func (s *session) retr(req *fetch.Request, name string, off int64) (*ftp.Response, int64, error) {
-	r, err := s.sc.RetrFrom(name, uint64(off))
-	if err != nil && off > 0 && strings.HasPrefix(s.lastCmd, "REST") && refused(err) {
-		req.Tracef(fetch.Note, "the server refused REST: starting at byte 0")
-		off = 0
-		r, err = s.sc.RetrFrom(name, 0)
+// rest sends REST off when off > 0 and returns the byte the transfer
+// starts at. A server that refuses REST (RFC 959 does not require it)
+// sends the whole file: better than none.
+func (s *session) rest(req *fetch.Request, off int64) (int64, error) {
+	if off == 0 {
+		return 0, nil
 	}
-	return r, off, err
+	_, err := s.expect("REST "+strconv.FormatInt(off, 10), 350)
+	switch {
+	case err == nil:
+		return off, nil
+	case refused(err):
+		req.Tracef(fetch.Note, "the server refused REST: starting at byte 0")
+		return 0, nil
+	}
+	return 0, err
 }
 
 // listIfDir returns the error of a RETR name that failed with err, or,
 // when the server refused it with 550 and accepts CWD name, the listing
 // of that directory: the URL named it without its final "/".
-func (d *Driver) listIfDir(s *session, f *uri.FTP, name string, err error) (*fetch.Response, error) {
-	var te *textproto.Error
-	if !errors.As(err, &te) || te.Code != StatusFileUnavailable {
-		return nil, s.fail("RETR "+name, err)
+func (d *Driver) listIfDir(ctx context.Context, req *fetch.Request, s *session, f *uri.FTP, name string, err error) (*fetch.Response, error) {
+	var re *ReplyError
+	if !errors.As(err, &re) || re.Code != StatusFileUnavailable || s.broken || len(s.pending) > 0 {
+		return nil, err
 	}
-	retrErr := s.fail("RETR "+name, err)
-	if err := s.sc.ChangeDir(name); err != nil {
-		if refused(err) {
-			return nil, retrErr
+	if _, cerr := s.cwd(name); cerr != nil {
+		if refused(cerr) {
+			return nil, err
 		}
-		return nil, s.fail("CWD "+name, err)
+		return nil, cerr
 	}
 	s.at = append(s.at, name)
-	return d.list(s, f, append(append([]string(nil), f.Dirs...), f.Name), "")
+	return d.list(ctx, req, s, f, append(append([]string(nil), f.Dirs...), f.Name), "")
 }
 
 // size150 reads the 150 reply to a binary RETR from byte 0 and returns
@@ -579,19 +597,19 @@ func sizeOf150(line string) (int64, bool) {
 
 // retrBody returns the Body of RETR name's data connection r, holding
 // want bytes (-1: unknown); in ASCII mode the CRLF line ends become "\n".
-func (d *Driver) retrBody(ctx context.Context, s *session, r *ftp.Response, typ ftp.TransferType, want int64, name string) io.ReadCloser {
+func (d *Driver) retrBody(ctx context.Context, s *session, r net.Conn, typ byte, want int64, cmd string) io.ReadCloser {
 	var src io.Reader = r
-	if typ == ftp.TransferTypeASCII {
+	if typ == typeASCII {
 		src = newCRLFReader(r)
 	}
-	return d.newBody(ctx, s, r, src, want, "RETR "+name)
+	return d.newBody(ctx, s, r, src, want, cmd)
 }
 
 // refused reports whether err is a permanent negative reply (5xx) to a
 // command: the connection is fine, the command was not.
 func refused(err error) bool {
-	var te *textproto.Error
-	return errors.As(err, &te) && te.Code >= 500 && te.Code < 600
+	var re *ReplyError
+	return errors.As(err, &re) && re.Code >= 500 && re.Code < 600 && !sessionDied(re.Code, re.Msg)
 }
 
 // stale reports whether err, met on a reused connection before its
@@ -631,11 +649,12 @@ func replyKind(code int, msg string) error {
 // final reply (226) and gives the control connection back; a transfer
 // that breaks, or is closed before its end, drops the control connection
 // too, since the server's reply to it is not worth waiting for.
-func (d *Driver) newBody(ctx context.Context, s *session, r *ftp.Response, src io.Reader, want int64, cmd string) io.ReadCloser {
+func (d *Driver) newBody(ctx context.Context, s *session, r net.Conn, src io.Reader, want int64, cmd string) io.ReadCloser {
 	c := &fetch.CountingReader{R: src}
 	abort := func() {
+		r.Close()
+		s.broken = true
 		s.close()
-		r.Close() // reads from the closed control connection: fails at once
 	}
 	finish := func() error {
 		if want >= 0 && c.N != want {
@@ -646,14 +665,14 @@ func (d *Driver) newBody(ctx context.Context, s *session, r *ftp.Response, src i
 				kind = fetch.ErrProtocol
 			}
 			abort()
-			return fetch.Errorf(kind, "ftp: %s: the data connection closed after %d of %d bytes", cmd, c.N, want)
+			return fetch.Errorf(kind, "ftp: %s: the data connection closed after %d of %d bytes", fetch.MaskLine(cmd, nil), c.N, want)
 		}
-		if err := r.Close(); err != nil {
-			err = s.fail(cmd, err)
-			d.release(s, err)
+		r.Close()
+		_, err := s.expect(cmd, 226, 250)
+		d.release(s, err)
+		if err != nil {
 			return err
 		}
-		d.release(s, nil)
 		return io.EOF
 	}
 	return fetch.NewBody(ctx, c, fetch.BodyFuncs{
@@ -662,7 +681,7 @@ func (d *Driver) newBody(ctx context.Context, s *session, r *ftp.Response, src i
 				return finish()
 			}
 			abort()
-			return s.fail(cmd, err)
+			return s.ioError(cmd, err)
 		},
 		Close: func(ended bool) error {
 			switch {

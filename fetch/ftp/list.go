@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"iter"
@@ -23,16 +24,16 @@ const ListingType = "text/plain"
 // The Body is the data connection, the server's raw listing as it comes;
 // Entries parses it line by line (Unix ls -l, DOS and IIS, EPLF, MLSD
 // facts), and a line of no known format is kept as a name-only entry.
-func (d *Driver) list(s *session, f *uri.FTP, dirs []string, arg string) (*fetch.Response, error) {
+func (d *Driver) list(ctx context.Context, req *fetch.Request, s *session, f *uri.FTP, dirs []string, arg string) (*fetch.Response, error) {
 	cmd := "LIST"
-	mlsd := s.sc.IsTimePreciseInList()
+	mlsd := s.feat.mlst
 	if mlsd {
 		cmd = "MLSD"
 	}
 	if arg != "" {
 		cmd += " " + arg
 	}
-	resp, err := d.listing(s, cmd)
+	resp, err := d.listing(ctx, req, s, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +45,12 @@ func (d *Driver) list(s *session, f *uri.FTP, dirs []string, arg string) (*fetch
 }
 
 // nameList runs NLST for ";type=d": a listing of names only.
-func (d *Driver) nameList(s *session, f *uri.FTP, p plan) (*fetch.Response, error) {
+func (d *Driver) nameList(ctx context.Context, req *fetch.Request, s *session, f *uri.FTP, p plan) (*fetch.Response, error) {
 	cmd := "NLST"
 	if p.name != "" {
 		cmd += " " + p.name
 	}
-	resp, err := d.listing(s, cmd)
+	resp, err := d.listing(ctx, req, s, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -61,17 +62,17 @@ func (d *Driver) nameList(s *session, f *uri.FTP, p plan) (*fetch.Response, erro
 }
 
 // listing sends cmd (LIST, MLSD or NLST) and returns a Listing whose Body
-// streams the data connection. jlaffaye/ftp's List and NameList would
-// read the whole listing into memory first; its Retr streams, so the
-// listing goes through Retr with listMarker as the name, which the
-// control connection replaces with cmd on the wire.
-func (d *Driver) listing(s *session, cmd string) (*fetch.Response, error) {
-	s.listCmd = cmd
-	r, err := s.sc.Retr(listMarker)
-	s.listCmd = ""
-	ctx, _ := s.current()
+// streams the data connection: memory stays flat whatever the listing's
+// size.
+func (d *Driver) listing(ctx context.Context, req *fetch.Request, s *session, cmd string) (*fetch.Response, error) {
+	if s.feat.pret {
+		if err := s.plan("PRET "+cmd, s.dataCommand()); err != nil {
+			return nil, err
+		}
+	}
+	r, err := s.open(ctx, req, cmd, false)
 	if err != nil {
-		return nil, s.fail(cmd, err)
+		return nil, err
 	}
 	return &fetch.Response{
 		Kind:   fetch.Listing,

@@ -8,10 +8,8 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 )
 
-// The parsers of listing lines. jlaffaye/ftp has parsers for these
-// formats too, but they are reachable only through its List, which reads
-// the whole listing into memory before it returns; a listing here streams
-// line by line, so the driver parses each line itself.
+// The parsers of listing lines. A listing streams line by line, and each
+// line is parsed as it comes.
 
 // listLine is what one line of a listing says: a name, and whatever the
 // format gives of type, size, time and a link's target. ok is false for a

@@ -4,8 +4,6 @@ import (
 	"mime"
 	"path"
 	"strings"
-
-	"github.com/jlaffaye/ftp"
 )
 
 // archiveTypes are the media types of the suffixes common in FTP
@@ -65,11 +63,11 @@ func suffixType(name string) string {
 
 // mediaType is a document's media type: its suffix's, else text/plain
 // for an ASCII transfer and application/octet-stream for a binary one.
-func mediaType(name string, typ ftp.TransferType) string {
+func mediaType(name string, typ byte) string {
 	if t := suffixType(name); t != "" {
 		return t
 	}
-	if typ == ftp.TransferTypeASCII {
+	if typ == typeASCII {
 		return "text/plain"
 	}
 	return "application/octet-stream"
