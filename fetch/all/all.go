@@ -76,6 +76,7 @@ func NewDrivers() *Drivers {
 func (d *Drivers) Register(c *fetch.Client) {
 	c.Register("file", d.File)
 	c.Register("ftp", d.FTP)
+	c.Register("ftps", d.FTP)
 	c.Register("gopher", d.Gopher)
 	c.Register("http", d.HTTP)
 	c.Register("https", d.HTTP)

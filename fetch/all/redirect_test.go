@@ -416,7 +416,7 @@ func TestRedirectCredentialsStayHome(t *testing.T) {
 // safe to follow are exactly these.
 func TestDefaultFollowSchemes(t *testing.T) {
 	c := all.NewClient()
-	want := "ftp gopher http https news nntp"
+	want := "ftp ftps gopher http https news nntp"
 	if got := strings.Join(c.DefaultFollowSchemes(), " "); got != want {
 		t.Errorf("DefaultFollowSchemes() = %s; want %s", got, want)
 	}

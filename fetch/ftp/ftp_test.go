@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -1154,5 +1155,53 @@ func TestUnreadableSize_FakeServer(t *testing.T) {
 		if body != "hello, ftp\n" || resp.Length != -1 {
 			t.Errorf("213 %s: body %q, Length %d; want the file, length unknown", size, body, resp.Length)
 		}
+	}
+}
+
+// A server that refuses AUTH TLS: with --ssl-reqd the fetch fails with
+// ErrTLS and nothing but AUTH TLS was sent (no user, no password); with
+// --ssl it goes on in the clear. The test bed's vsftpd offers TLS, so the
+// fake server plays one that does not.
+func TestAuthTLSRefused_FakeServer(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	c.TLSUpgrade = fetch.UpgradeRequire
+	_, err := c.Fetch(t.Context(), srv.URLAs("joe:secret", "/welcome.txt"))
+	if !errors.Is(err, fetch.ErrTLS) || !strings.Contains(err.Error(), "refused AUTH TLS") {
+		t.Errorf("--ssl-reqd, AUTH TLS refused: %v; want ErrTLS saying so", err)
+	}
+	waitFor(t, func() bool { return slices.Contains(srv.peek(), "QUIT") })
+	if got := srv.commands(); !slices.Equal(got, []string{"AUTH TLS", "QUIT"}) {
+		t.Errorf("--ssl-reqd, AUTH TLS refused: the server got %q; want only AUTH TLS and QUIT", got)
+	}
+
+	c = newClient(t, nil)
+	c.TLSUpgrade = fetch.UpgradeTry
+	if _, body := get(t, c, srv.URLAs("joe:secret", "/welcome.txt")); body != "welcome, joe\n" {
+		t.Errorf("--ssl, AUTH TLS refused: body %q", body)
+	}
+	if got := srv.commands(); len(got) < 3 || !slices.Equal(got[:3], []string{"AUTH TLS", "USER joe", "PASS secret"}) {
+		t.Errorf("--ssl, AUTH TLS refused: the server got %q; want AUTH TLS, then the login in the clear", got)
+	}
+}
+
+// Bytes after the 234 reply, before the handshake, would be read as if
+// they came under TLS (the STARTTLS injection of CVE-2011-0411): refused.
+// No real server sends them.
+func TestAuthTLSInjection_FakeServer(t *testing.T) {
+	addr := fetchtest.ServeOnce(t, func(c net.Conn) {
+		c.Write([]byte("220 hello\r\n"))
+		r := bufio.NewReader(c)
+		if line, _ := r.ReadString('\n'); line != "AUTH TLS\r\n" {
+			return
+		}
+		c.Write([]byte("234 go ahead\r\n230 injected login\r\n"))
+		r.ReadString('\n')
+	})
+	c := newClient(t, nil)
+	c.TLSUpgrade = fetch.UpgradeRequire
+	_, err := c.Fetch(t.Context(), "ftp://"+addr+"/f")
+	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "after its 234 reply") {
+		t.Errorf("bytes after 234: %v; want ErrProtocol", err)
 	}
 }
