@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"reflect"
@@ -229,4 +230,46 @@ func checkListEntry(t *testing.T, line string, e fetch.Entry, mlsd bool) {
 	if v.Login != fuzzBase.Login || !slices.Equal(v.Dirs, dirs) || v.Name != name || v.Type != 0 {
 		t.Fatalf("line %.300q: URL %.300q is not %.300q below %s", line, e.URL, e.Name, base)
 	}
+}
+
+// FuzzReplies checks the control connection's reader on what a hostile
+// server may send: replies are read one after another until an error, and
+// each is parsed as every command's reply would be (EPSV, PASV, PWD, SIZE,
+// MDTM, FEAT). Nothing may panic; every reply read has a code of 100 to
+// 599; a port given is one TCP has; no line is longer than maxLine.
+func FuzzReplies(f *testing.F) {
+	for _, seed := range []string{
+		"220 urlfetch test bed FTP (vsftpd)\r\n331 Please specify the password.\r\n230 Login successful.\r\n",
+		"211-Features:\r\n EPSV\r\n MDTM\r\n PASV\r\n REST STREAM\r\n SIZE\r\n TVFS\r\n211 End\r\n",
+		"257 \"/pub/\"\"quoted\"\"\" is the current directory\r\n",
+		"229 Entering Extended Passive Mode (|||18123|)\r\n227 Entering Passive Mode (127,0,0,1,70,171).\r\n",
+		"227 =127,0,0,1,70,171\r\n213 20240102030405.123\r\n213 1024\r\n",
+		"220-hello\r\n221 inside\r\n220 end\r\n150 Opening BINARY mode data connection for x (5 bytes).\r\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := &session{d: &Driver{}, r: bufio.NewReaderSize(bytes.NewReader(b), 4096)}
+		for range 64 {
+			rp, err := s.readReply()
+			if err != nil {
+				return
+			}
+			if rp.Code < 100 || rp.Code > 599 {
+				t.Fatalf("reply code %d", rp.Code)
+			}
+			if len(rp.Line) > maxLine {
+				t.Fatalf("a line of %d bytes", len(rp.Line))
+			}
+			for _, parse := range []func(reply) (int, error){parseEPSV, parsePASV} {
+				if port, err := parse(rp); err == nil && (port < 1 || port > 65535) {
+					t.Fatalf("data port %d from %q", port, rp.Line)
+				}
+			}
+			parsePWD(rp.Msg)
+			parseSize(rp.Msg)
+			parseMDTM(rp.Msg)
+			parseFeatures(rp.Lines)
+		}
+	})
 }
