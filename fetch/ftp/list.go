@@ -109,7 +109,7 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 // dirURL is the URL of a directory of f's server, with f's user but not
 // its password, as the base of entry URLs.
 func dirURL(f *uri.FTP, dirs []string) uri.FTP {
-	u := uri.FTP{Login: f.Login, Dirs: append([]string(nil), dirs...)}
+	u := uri.FTP{Secure: f.Secure, Login: f.Login, Dirs: append([]string(nil), dirs...)}
 	u.Password, u.HasPassword = "", false
 	return u
 }
