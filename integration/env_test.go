@@ -11,6 +11,8 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -92,9 +94,28 @@ func addr(t testing.TB, key string) string {
 	return a
 }
 
-// client returns a Client with every driver, tracing into the test log.
+// testTLS returns TLS settings that trust the harness's test CA (TLS_CA),
+// which signed the certificate of every server that speaks TLS, and no
+// other.
+func testTLS(t testing.TB) *tls.Config {
+	t.Helper()
+	ca := env(t, "TLS_CA")
+	b, err := os.ReadFile(ca)
+	if err != nil {
+		t.Fatalf("the harness's test CA: %v", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		t.Fatalf("%s holds no PEM certificate", ca)
+	}
+	return &tls.Config{RootCAs: pool}
+}
+
+// client returns a Client with every driver, trusting the test CA and
+// tracing into the test log.
 func client(t testing.TB) *fetch.Client {
 	c := all.NewClient()
+	c.TLSConfig = testTLS(t)
 	c.NetrcFile = "-"
 	c.ConnectTimeout = 10 * time.Second
 	c.IdleTimeout = 30 * time.Second
@@ -171,8 +192,16 @@ func runFetch(t testing.TB, dir string, args ...string) cmdResult {
 }
 
 // runFetchInput runs the fetch command in dir with input as its standard
-// input (a pipe, not a terminal).
+// input (a pipe, not a terminal), trusting the harness's test CA as a user
+// of these servers would (--cacert $TLS_CA).
 func runFetchInput(t testing.TB, dir, input string, args ...string) cmdResult {
+	t.Helper()
+	return execFetch(t, dir, input, append([]string{"--cacert", env(t, "TLS_CA")}, args...)...)
+}
+
+// execFetch runs the fetch command in dir with input as its standard input
+// and args as they are: without --cacert, it trusts the system's roots.
+func execFetch(t testing.TB, dir, input string, args ...string) cmdResult {
 	t.Helper()
 	cmd := exec.Command(fetchBin, args...)
 	cmd.Dir = dir

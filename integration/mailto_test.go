@@ -31,8 +31,10 @@ import (
 // The harness's postfix (integration/servers/postfix) delivers
 // urlfetch@localhost to MAILDIR and other@localhost to MAILDIR2, refuses
 // refused@localhost at RCPT with 554 5.7.1, and every other user of
-// localhost with 550 5.1.1. It offers neither STARTTLS nor AUTH: those are
-// tested in fetch/mailto against go-smtp's own server.
+// localhost with 550 5.1.1. It offers STARTTLS, with a certificate of the
+// harness's test CA (TLS_CA), which the driver takes: every test here goes
+// over TLS. It offers no AUTH: that is tested in fetch/mailto against
+// go-smtp's own server.
 
 // mailtoToken returns a string no other message holds, to find the
 // message this test sent among everything the Maildir has received.
@@ -603,7 +605,7 @@ func TestMailtoConformance(t *testing.T) {
 				d.Server = a
 			}
 			mu.Unlock()
-			c := &fetch.Client{NetrcFile: "-"}
+			c := &fetch.Client{NetrcFile: "-", TLSConfig: testTLS(t)}
 			c.Register("mailto", d)
 			return c
 		},
@@ -699,5 +701,82 @@ func TestMailtoCommand(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, "--from") {
 			t.Errorf("exit %d, stderr %q; want 2, a usage error about --from", r.code, r.stderr)
 		}
+	})
+}
+
+// TestMailtoSTARTTLS: postfix offers STARTTLS and the driver takes it with
+// the Client's TLS settings (here: trust the test CA), says so in the
+// trace with the server certificate's subject, and in the Response's Meta;
+// postfix's Received field says the message came over TLS.
+func TestMailtoSTARTTLS(t *testing.T) {
+	c, d, tr := mailtoClient(t)
+	d.From = "tls@localhost"
+	token := mailtoToken(t)
+	resp, body, err := mailtoSend(t, c, "mailto:urlfetch@localhost?subject="+token, strings.NewReader("over TLS\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSent(t, resp, body)
+	if got := resp.Meta.Get("Tls"); !strings.HasPrefix(got, "TLS 1.") {
+		t.Errorf("Meta Tls = %q, want the TLS version", got)
+	}
+	lines := tr.all()
+	subject := fmt.Sprintf("subject %q", env(t, "TLS_SERVER_SUBJECT"))
+	var tlsLine, certLine bool
+	for _, l := range lines {
+		tlsLine = tlsLine || strings.HasPrefix(l, "* TLS: TLS 1.")
+		certLine = certLine || strings.HasPrefix(l, "* TLS certificate: ") && strings.Contains(l, subject)
+	}
+	if !slicesContains(lines, "> STARTTLS") || !tlsLine || !certLine {
+		t.Errorf("trace lacks STARTTLS, the TLS line or the certificate's %s:\n%s", subject, strings.Join(lines, "\n"))
+	}
+	added, _, _ := mailtoSplit(t, mailtoDelivered(t, env(t, "MAILDIR"), token))
+	if !strings.Contains(added, "(using TLSv1.") {
+		t.Errorf("postfix's fields %q do not say the message came over TLS", added)
+	}
+}
+
+// TestMailtoCommandTLS: the command trusts what --cacert names, or skips
+// the check with -k; trusting neither (the system's roots do not know the
+// test CA), it stops at the handshake with exit 11 (ErrTLS), naming the
+// host and saying how to trust it, and sends nothing.
+func TestMailtoCommandTLS(t *testing.T) {
+	smtpAddr := addr(t, "SMTP")
+	subject := fmt.Sprintf("subject %q", env(t, "TLS_SERVER_SUBJECT"))
+	send := func(t *testing.T, run func(t testing.TB, dir, input string, args ...string) cmdResult, opts ...string) (cmdResult, string) {
+		token := mailtoToken(t)
+		args := append(opts, "-v", "--smtp-server", smtpAddr, "--from", "cli@localhost", "--subject", token, "mailto:urlfetch@localhost")
+		return run(t, t.TempDir(), "x\n", args...), token
+	}
+
+	t.Run("cacert", func(t *testing.T) {
+		r, token := send(t, runFetchInput, "--ssl-reqd")
+		if r.code != 0 || !strings.Contains(r.stderr, "* TLS: TLS 1.") || !strings.Contains(r.stderr, subject) {
+			t.Errorf("exit %d, stderr %q; want 0, the TLS line and the certificate's %s", r.code, r.stderr, subject)
+		}
+		mailtoDelivered(t, env(t, "MAILDIR"), token)
+	})
+
+	t.Run("untrusted", func(t *testing.T) {
+		r, _ := send(t, execFetch)
+		if r.code != 11 {
+			t.Errorf("exit %d, want 11 (TLS failed)", r.code)
+		}
+		for _, want := range []string{"the certificate of 127.0.0.1 is not trusted", "--cacert", "-k"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr = %q, want %q", r.stderr, want)
+			}
+		}
+		if strings.Contains(r.stderr, "> MAIL") {
+			t.Errorf("stderr = %q, want nothing sent after the handshake failed", r.stderr)
+		}
+	})
+
+	t.Run("insecure", func(t *testing.T) {
+		r, token := send(t, execFetch, "-k")
+		if r.code != 0 || !strings.Contains(r.stderr, "* TLS: TLS 1.") {
+			t.Errorf("exit %d, stderr %q; want 0 over TLS", r.code, r.stderr)
+		}
+		mailtoDelivered(t, env(t, "MAILDIR"), token)
 	})
 }

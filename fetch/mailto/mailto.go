@@ -8,9 +8,10 @@
 //
 // The message goes through the SMTP server (RFC 5321) of the Driver's
 // settings, over github.com/emersion/go-smtp on the fetch Client's dial
-// path, with STARTTLS when the server offers it (RFC 3207) and AUTH (RFC
-// 4954) when the Driver has credentials. A message that comes without a
-// header block gets one as RFC 5322 describes it.
+// path, with STARTTLS when the server offers it (RFC 3207), checked with
+// the Client's TLS settings, and AUTH (RFC 4954) when the Driver has
+// credentials. A message that comes without a header block gets one as
+// RFC 5322 describes it.
 package mailto
 
 import (
@@ -100,9 +101,6 @@ type Driver struct {
 	// TLS or to a server on a loopback address.
 	Username string
 	Password string
-	// TLSConfig is used for STARTTLS; nil verifies the server's
-	// certificate against the system's roots for the server's host name.
-	TLSConfig *tls.Config
 	// LocalName is the name the client gives in EHLO (default: this
 	// host's name).
 	LocalName string
@@ -483,7 +481,8 @@ type session struct {
 }
 
 // dial connects to the server through the Client's dial path, then greets
-// it, starts TLS when offered and logs in when the Driver has a user.
+// it, starts TLS when offered (or fails when TLS is required and not to
+// be had) and logs in when the Driver has a user.
 func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error) {
 	server := d.Server
 	if server == "" {
@@ -511,11 +510,9 @@ func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error)
 		}
 		return nil, s.fail("EHLO "+name, err)
 	}
-	if ok, _ := s.c.Extension("STARTTLS"); ok {
-		if err := s.startTLS(ctx, d.TLSConfig, host, name); err != nil {
-			s.close()
-			return nil, err
-		}
+	if err := s.startTLS(ctx, host, name); err != nil {
+		s.close()
+		return nil, err
 	}
 	if d.Username != "" {
 		if err := s.auth(ctx, d, host); err != nil {
@@ -526,15 +523,27 @@ func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error)
 	return s, nil
 }
 
-// startTLS runs STARTTLS (RFC 3207). go-smtp starts TLS only on a client
-// it creates for the purpose, which first reads a greeting; here the
-// server has greeted already and offered STARTTLS in its EHLO reply, so
-// the command is sent on the connection, TLS started under the trace, and
-// a new go-smtp client made on the TLS connection with the greeting it
-// expects replayed to it (never sent, never traced), after which it says
-// EHLO again as RFC 3207 section 4.2 requires. A server that refuses
-// STARTTLS (454) is used without TLS, as before.
-func (s *session) startTLS(ctx context.Context, cfg *tls.Config, host, name string) error {
+// startTLS runs STARTTLS (RFC 3207) when the server offers it, with the
+// Client's TLS settings (Request.StartTLS: the certificate is checked
+// against host, and a failure is the *fetch.CertificateError or ErrTLS it
+// returns). go-smtp starts TLS only on a client it creates for the
+// purpose, which first reads a greeting; here the server has greeted
+// already and offered STARTTLS in its EHLO reply, so the command is sent
+// on the connection, TLS started under the trace, and a new go-smtp client
+// made on the TLS connection with the greeting it expects replayed to it
+// (never sent, never traced), after which it says EHLO again as RFC 3207
+// section 4.2 requires. A server that does not offer STARTTLS, or refuses
+// it (454), is used without TLS, unless the Client's TLSUpgrade is
+// fetch.UpgradeRequire: then it is an ErrTLS, before AUTH and before any
+// part of the message is sent.
+func (s *session) startTLS(ctx context.Context, host, name string) error {
+	required := s.req.TLSUpgrade() == fetch.UpgradeRequire
+	if ok, _ := s.c.Extension("STARTTLS"); !ok {
+		if required {
+			return fetch.Errorf(fetch.ErrTLS, "mailto: %s does not offer STARTTLS, and TLS is required", s.addr)
+		}
+		return nil
+	}
 	if _, err := io.WriteString(s.conn, "STARTTLS\r\n"); err != nil {
 		return s.fail("STARTTLS", err)
 	}
@@ -543,31 +552,26 @@ func (s *session) startTLS(ctx context.Context, cfg *tls.Config, host, name stri
 	code, msg, err := r.ReadResponse(StatusReady)
 	if err != nil {
 		var te *textproto.Error
-		if errors.As(err, &te) {
-			s.req.Tracef(fetch.Note, "STARTTLS refused (%d %s): going on without TLS", code, oneLine(msg))
-			return nil
+		if !errors.As(err, &te) {
+			return s.fail("STARTTLS", err)
 		}
-		return s.fail("STARTTLS", err)
+		if required {
+			re := &ReplyError{Command: "STARTTLS", Code: code, Msg: oneLine(msg), Transient: code/100 == 4}
+			return fetch.Errorf(fetch.ErrTLS, "mailto: %s refused STARTTLS, and TLS is required: %w", s.addr, re)
+		}
+		s.req.Tracef(fetch.Note, "STARTTLS refused (%d %s): going on without TLS", code, oneLine(msg))
+		return nil
 	}
-	if cfg == nil {
-		cfg = &tls.Config{}
-	} else {
-		cfg = cfg.Clone()
-	}
-	if cfg.ServerName == "" {
-		cfg.ServerName = host
-	}
-	tc := tls.Client(s.conn.Conn, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
+	tc, err := s.req.StartTLS(ctx, s.conn.Conn, host, nil)
+	if err != nil {
 		s.broken = true
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return err // the context's own error, as StartTLS returns it
 		}
-		return fmt.Errorf("mailto: STARTTLS with %s: %w", s.addr, err)
+		return fmt.Errorf("mailto: %s: STARTTLS: %w", s.addr, err)
 	}
 	st := tc.ConnectionState()
 	s.tls = &st
-	s.req.Tracef(fetch.Note, "%s with %s, %s", tls.VersionName(st.Version), cfg.ServerName, tls.CipherSuiteName(st.CipherSuite))
 	s.conn = newTraceConn(tc, s.req)
 	s.c = smtp.NewClient(&greeted{Conn: s.conn, pending: []byte(strconv.Itoa(StatusReady) + " TLS started\r\n")})
 	if err := s.c.Hello(name); err != nil {

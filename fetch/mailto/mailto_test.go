@@ -29,8 +29,8 @@ import (
 )
 
 // The harness's postfix (integration/mailto_test.go) shows what a real
-// server does with the messages; it offers neither STARTTLS nor AUTH, and
-// what it delivers has lost the wire's line ends. The tests here use
+// server does with the messages; it offers STARTTLS but no AUTH, and what
+// it delivers has lost the wire's line ends. The tests here use
 // go-smtp's own server, in process, for those, and scripted fakes for what
 // no real server does on purpose: hostile replies and stalls. Their names
 // say which.
@@ -167,6 +167,14 @@ func newClient(d *Driver) (*fetch.Client, *fetchtest.TraceLog) {
 	return c, log
 }
 
+// newTLSClient is newClient with a Client that trusts the certificates of
+// pool, and only them.
+func newTLSClient(d *Driver, pool *x509.CertPool) (*fetch.Client, *fetchtest.TraceLog) {
+	c, log := newClient(d)
+	c.TLSConfig = &tls.Config{RootCAs: pool}
+	return c, log
+}
+
 // send fetches rawURL with input as the message.
 func send(t *testing.T, c *fetch.Client, rawURL, input string) (*fetch.Response, error) {
 	t.Helper()
@@ -263,8 +271,8 @@ func newTLSServer(t *testing.T, password string) (*goSMTP, *x509.CertPool) {
 func TestSTARTTLSAndAuthGoSMTPServer(t *testing.T) {
 	const password = "s3cr@t pw%"
 	g, pool := newTLSServer(t, password)
-	d := &Driver{Server: g.addr, From: "ann@example.org", Username: "ann", Password: password, TLSConfig: &tls.Config{RootCAs: pool}}
-	c, log := newClient(d)
+	d := &Driver{Server: g.addr, From: "ann@example.org", Username: "ann", Password: password}
+	c, log := newTLSClient(d, pool)
 	resp, err := send(t, c, "mailto:bob@example.org?subject=over%20TLS", "hello\n")
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +299,7 @@ func TestSTARTTLSAndAuthGoSMTPServer(t *testing.T) {
 	if ehlos != 2 {
 		t.Errorf("traced %d EHLO, want 2 (before and after STARTTLS): %q", ehlos, lines)
 	}
-	for _, want := range []string{"> STARTTLS", "* TLS 1.3 with 127.0.0.1, TLS_AES_128_GCM_SHA256", "> AUTH PLAIN ***", "< 235 2.0.0 Authentication succeeded"} {
+	for _, want := range []string{"> STARTTLS", "* TLS: TLS 1.3, TLS_AES_128_GCM_SHA256", "> AUTH PLAIN ***", "< 235 2.0.0 Authentication succeeded"} {
 		if !slices.Contains(log.Lines(), want) {
 			t.Errorf("trace lacks %q: %q", want, lines)
 		}
@@ -306,7 +314,7 @@ func TestAuthPasswordFromNetrcGoSMTPServer(t *testing.T) {
 	if err := os.WriteFile(netrc, []byte("machine 127.0.0.1 login ann password from-netrc\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, log := newClient(&Driver{Server: g.addr, From: "ann@example.org", Username: "ann", TLSConfig: &tls.Config{RootCAs: pool}})
+	c, log := newTLSClient(&Driver{Server: g.addr, From: "ann@example.org", Username: "ann"}, pool)
 	c.NetrcFile = netrc
 	resp, err := send(t, c, "mailto:bob@example.org", "hi\n")
 	if err != nil {
@@ -327,7 +335,7 @@ func TestAuthPasswordFromNetrcGoSMTPServer(t *testing.T) {
 // server's words, and the password shows nowhere in the error.
 func TestAuthRefusedGoSMTPServer(t *testing.T) {
 	g, pool := newTLSServer(t, "right")
-	c, _ := newClient(&Driver{Server: g.addr, From: "ann@example.org", Username: "ann", Password: "wrong-pw", TLSConfig: &tls.Config{RootCAs: pool}})
+	c, _ := newTLSClient(&Driver{Server: g.addr, From: "ann@example.org", Username: "ann", Password: "wrong-pw"}, pool)
 	_, err := send(t, c, "mailto:bob@example.org", "hi\n")
 	if !errors.Is(err, fetch.ErrAuth) {
 		t.Fatalf("error = %v, want ErrAuth", err)
@@ -345,17 +353,57 @@ func TestAuthRefusedGoSMTPServer(t *testing.T) {
 }
 
 // TestTLSUnverifiedGoSMTPServer: a certificate that does not verify
-// ends the session before anything is sent.
+// (the Client trusts only the system's roots, or another certificate)
+// ends the session before anything is sent, as a *fetch.CertificateError
+// naming the server.
 func TestTLSUnverifiedGoSMTPServer(t *testing.T) {
 	g, _ := newTLSServer(t, "pw")
-	c, _ := newClient(&Driver{Server: g.addr, From: "ann@example.org"})
-	_, err := send(t, c, "mailto:bob@example.org", "hi\n")
-	var ve *tls.CertificateVerificationError
-	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "STARTTLS with "+g.addr) {
-		t.Fatalf("error = %v, want the certificate's verification error from STARTTLS", err)
+	_, other := newCert(t)
+	system, _ := newClient(&Driver{Server: g.addr, From: "ann@example.org", Username: "ann", Password: "pw"})
+	wrong, _ := newTLSClient(&Driver{Server: g.addr, From: "ann@example.org", Username: "ann", Password: "pw"}, other)
+	for name, c := range map[string]*fetch.Client{"system roots": system, "another certificate": wrong} {
+		_, err := send(t, c, "mailto:bob@example.org", "hi\n")
+		var ce *fetch.CertificateError
+		if !errors.As(err, &ce) || ce.Host != "127.0.0.1" || fetch.Class(err) != fetch.ErrTLS || !strings.Contains(err.Error(), g.addr+": STARTTLS: the certificate of 127.0.0.1 is not trusted") {
+			t.Errorf("%s: error = %v, want a *fetch.CertificateError for 127.0.0.1 from STARTTLS with %s", name, err, g.addr)
+		}
 	}
-	if len(g.messages()) != 0 {
-		t.Errorf("server received %d messages, want none", len(g.messages()))
+	if len(g.messages()) != 0 || len(g.logins()) != 0 {
+		t.Errorf("server received %d messages, %d logins; want none", len(g.messages()), len(g.logins()))
+	}
+}
+
+// TestSTARTTLSRequiredGoSMTPServer: with fetch.UpgradeRequire (--ssl-reqd),
+// a server that offers no STARTTLS gets neither AUTH nor a message, and
+// the error is ErrTLS naming it; one that offers it is used over TLS.
+func TestSTARTTLSRequiredGoSMTPServer(t *testing.T) {
+	plain := newGoSMTP(t, func(s *smtp.Server) { s.AllowInsecureAuth = true })
+	plain.user, plain.password = "ann", "pw"
+	c, log := newClient(&Driver{Server: plain.addr, From: "ann@example.org", Username: "ann", Password: "pw"})
+	c.TLSUpgrade = fetch.UpgradeRequire
+	_, err := send(t, c, "mailto:bob@example.org", "hi\n")
+	if fetch.Class(err) != fetch.ErrTLS || !strings.Contains(err.Error(), plain.addr+" does not offer STARTTLS") {
+		t.Errorf("error = %v, want ErrTLS: %s does not offer STARTTLS", err, plain.addr)
+	}
+	for _, l := range log.Lines() {
+		if strings.HasPrefix(l, "> AUTH") || strings.HasPrefix(l, "> MAIL") {
+			t.Errorf("traced %q, want nothing after EHLO but QUIT", l)
+		}
+	}
+	if len(plain.messages()) != 0 || len(plain.logins()) != 0 {
+		t.Errorf("server received %d messages, %d logins; want none", len(plain.messages()), len(plain.logins()))
+	}
+
+	g, pool := newTLSServer(t, "pw")
+	c, _ = newTLSClient(&Driver{Server: g.addr, From: "ann@example.org", Username: "ann", Password: "pw"}, pool)
+	c.TLSUpgrade = fetch.UpgradeRequire
+	resp, err := send(t, c, "mailto:bob@example.org", "hi\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Meta.Get("Tls") == "" || len(g.messages()) != 1 {
+		t.Errorf("Meta = %v, server received %d messages; want one, over TLS", resp.Meta, len(g.messages()))
 	}
 }
 
@@ -723,6 +771,41 @@ func TestSTARTTLSRefusedFakeServer(t *testing.T) {
 	}
 	if len(data) == 0 || data[len(data)-1] != "hi" {
 		t.Errorf("server read %q, want the message", data)
+	}
+}
+
+// TestSTARTTLSRefusedRequiredFakeServer: with fetch.UpgradeRequire, a
+// server that refuses STARTTLS (454) is ErrTLS with its reply, and gets
+// QUIT next: no MAIL, no message.
+func TestSTARTTLSRefusedRequiredFakeServer(t *testing.T) {
+	got := make(chan []string, 1)
+	addr := fakeServer(t, func(r *bufio.Reader, w net.Conn) {
+		io.WriteString(w, "220 fake\r\n")
+		until(r, w, "STARTTLS", map[string]string{"EHLO": "250-fake\r\n250 STARTTLS\r\n", "STARTTLS": "454 4.7.0 TLS not available\r\n"})
+		var after []string
+		for cmd := expect(r); cmd != ""; cmd = expect(r) {
+			after = append(after, cmd)
+			if cmd == "QUIT" {
+				io.WriteString(w, ordinary["QUIT"])
+			}
+		}
+		got <- after
+	})
+	c, _ := newClient(&Driver{Server: addr, From: "ann@example.org"})
+	c.TLSUpgrade = fetch.UpgradeRequire
+	_, err := send(t, c, "mailto:bob@example.org", "hi\n")
+	var re *ReplyError
+	if fetch.Class(err) != fetch.ErrTLS || !errors.As(err, &re) || re.Code != 454 || re.Command != "STARTTLS" ||
+		!strings.Contains(err.Error(), addr+" refused STARTTLS, and TLS is required: 454 4.7.0 TLS not available") {
+		t.Errorf("error = %v, want ErrTLS with the 454 reply to STARTTLS", err)
+	}
+	select {
+	case after := <-got:
+		if !slices.Equal(after, []string{"QUIT"}) {
+			t.Errorf("after STARTTLS the server read %q, want only QUIT", after)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the client did not close the connection within 5s")
 	}
 }
 
