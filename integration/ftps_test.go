@@ -21,21 +21,6 @@ import (
 	"github.com/urlfetch/urlfetch/fetch/ftp"
 )
 
-// testCA is the TLS configuration that trusts the test bed's CA, which
-// signed every server's certificate when the servers started.
-func testCA(t testing.TB) *tls.Config {
-	t.Helper()
-	pem, err := os.ReadFile(env(t, "TLS_CA"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		t.Fatalf("%s holds no certificate", env(t, "TLS_CA"))
-	}
-	return &tls.Config{RootCAs: pool}
-}
-
 // ftpsBase is ftps://host:port of the test bed's vsftpd with implicit
 // TLS, anonymous.
 func ftpsBase(t testing.TB) string { return "ftps://" + addr(t, "FTPS") }
@@ -48,7 +33,7 @@ func TestFTPSConformance(t *testing.T) {
 	fetchtest.Run(t, fetchtest.Opt{
 		Scheme: "ftps",
 		NewClient: func(t testing.TB) *fetch.Client {
-			c := &fetch.Client{NetrcFile: "-", TLSConfig: testCA(t)}
+			c := &fetch.Client{NetrcFile: "-", TLSConfig: testTLS(t)}
 			c.Register("ftps", &ftp.Driver{})
 			return c
 		},
@@ -69,7 +54,7 @@ func TestFTPSConformance(t *testing.T) {
 // ftps URLs: a server's listing must not lead the client to cleartext.
 func TestFTPSBigFileAndListing(t *testing.T) {
 	c, trace := traceClient(t)
-	c.TLSConfig = testCA(t)
+	c.TLSConfig = testTLS(t)
 	resp, err := c.Fetch(t.Context(), ftpsBase(t)+"/big.bin")
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +93,7 @@ func TestFTPSBigFileAndListing(t *testing.T) {
 // before USER, data protected, the file's bytes right.
 func TestFTPExplicitTLS(t *testing.T) {
 	c, trace := traceClient(t)
-	c.TLSConfig = testCA(t)
+	c.TLSConfig = testTLS(t)
 	c.TLSUpgrade = fetch.UpgradeRequire
 	_, body := get(t, c, ftpLocal(t, env(t, "FTP_PASSWORD"))+"/welcome.txt")
 	want, err := os.ReadFile(filepath.Join(env(t, "FTP_HOME"), "welcome.txt"))
@@ -143,7 +128,7 @@ func TestFTPPasswordNeverInClear(t *testing.T) {
 	} {
 		tap := newWireTap(t, addr(t, "FTP"))
 		c := client(t)
-		c.TLSConfig = testCA(t)
+		c.TLSConfig = testTLS(t)
 		c.TLSUpgrade = tc.upgrade
 		u := "ftp://" + url.UserPassword(env(t, "FTP_USER"), password).String() + "@" + tap.addr + "/welcome.txt"
 		get(t, c, u)
@@ -168,15 +153,15 @@ func TestFTPSUntrusted(t *testing.T) {
 	if !errors.As(err, &ce) || fetch.Class(err) != fetch.ErrTLS || ce.Host != "127.0.0.1" {
 		t.Fatalf("untrusted: %v; want a CertificateError for 127.0.0.1", err)
 	}
-	r := runFetch(t, t.TempDir(), "-o", "x", ftpsBase(t)+"/readme.txt")
+	r := execFetch(t, t.TempDir(), "", "-o", "x", ftpsBase(t)+"/readme.txt")
 	if r.code != 11 || !strings.Contains(r.stderr, "127.0.0.1") || !strings.Contains(r.stderr, "--cacert") || !strings.Contains(r.stderr, "-k") {
 		t.Errorf("command, untrusted: exit %d, stderr %q; want 11 naming the host, --cacert and -k", r.code, r.stderr)
 	}
-	r = runFetch(t, t.TempDir(), "-o", "x", "--cacert", env(t, "TLS_CA"), ftpsBase(t)+"/readme.txt")
+	r = execFetch(t, t.TempDir(), "", "-o", "x", "--cacert", env(t, "TLS_CA"), ftpsBase(t)+"/readme.txt")
 	if r.code != 0 {
 		t.Errorf("command, --cacert: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = runFetch(t, t.TempDir(), "-o", "x", "-k", ftpsBase(t)+"/readme.txt")
+	r = execFetch(t, t.TempDir(), "", "-o", "x", "-k", ftpsBase(t)+"/readme.txt")
 	if r.code != 0 {
 		t.Errorf("command, -k: exit %d, stderr %q", r.code, r.stderr)
 	}
