@@ -1,5 +1,7 @@
 // Package http is the driver for http: and https: URLs (RFC 1738 section
-// 3.3), on net/http with the fetch Client's dial path.
+// 3.3), on net/http with the fetch Client's dial path. An https
+// connection has the Client's TLS settings (fetch.Request.StartTLS) and
+// speaks HTTP/2 (RFC 9113) when the server offers it, else HTTP/1.1.
 //
 // The path and search go to the server exactly as the URL writes them;
 // the fragment never does. A Fetch is one GET: a redirect (301, 302, 303,
@@ -14,34 +16,36 @@ package http
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
 // Driver fetches http and https URLs. Its zero value is ready to use.
-// Which proxy to use and which redirects to follow are the fetch.Client's
-// decisions (Client.Gateway, Client.CheckHop), not the driver's.
+// Which proxy to use, which redirects to follow and the TLS settings are
+// the fetch.Client's (Client.Gateway, Client.CheckHop, Client.TLSConfig),
+// not the driver's. HTTP/2 is used with a server that offers it over TLS.
+//
+// The driver keeps idle connections for reuse, per gateway, for every
+// Client it is registered with: register a Driver of its own with each
+// Client whose TLS settings differ (all.NewDrivers makes one).
 type Driver struct {
-	// TLSConfig is used for https; nil means the system's roots.
-	TLSConfig *tls.Config
 	// UserAgent is sent with every request.
 	UserAgent string
 
-	once      sync.Once
-	transport *http.Transport
+	mu         sync.Mutex
+	transports map[string]*http.Transport // by gateway, "" for none
 }
 
 var (
@@ -66,60 +70,17 @@ func (e *StatusError) Temporary() bool {
 	return e.Code >= 500 || e.Code == http.StatusRequestTimeout || e.Code == http.StatusTooManyRequests
 }
 
-// requestKey carries the fetch.Request to the transport's dialer, so each
-// connection goes through that request's Client.
+// requestKey carries the fetch.Request to the transport's dialers, so
+// each connection goes through that request's Client.
 type requestKey struct{}
-
-// proxyKey carries the proxy roundTrip chose for one HTTP request (a nil
-// *url.URL: none) to the transport.
-type proxyKey struct{}
-
-// proxyOf is the transport's Proxy: the choice roundTrip made.
-func proxyOf(hr *http.Request) (*url.URL, error) {
-	p, _ := hr.Context().Value(proxyKey{}).(*url.URL)
-	return p, nil
-}
-
-func (d *Driver) init() {
-	d.once.Do(func() {
-		d.transport = &http.Transport{
-			Proxy:                 proxyOf,
-			DialContext:           d.dial,
-			TLSClientConfig:       d.TLSConfig,
-			DisableCompression:    true, // the bytes as served, like curl
-			MaxIdleConnsPerHost:   8,
-			IdleConnTimeout:       90 * time.Second,
-			TLSHandshakeTimeout:   30 * time.Second,
-			ExpectContinueTimeout: time.Second,
-			// net/http's default is 10 MiB, kept whole before the
-			// error; real replies' headers are a few KiB.
-			MaxResponseHeaderBytes: maxHeaderBytes,
-		}
-	})
-}
-
-// maxHeaderBytes bounds the status line and header block of a reply.
-const maxHeaderBytes = 1 << 20
-
-// dial connects through the dial path of the fetch.Request in ctx, with
-// the port policy of the gateway's scheme when there is one (the
-// connection goes to it), else of the URL's.
-func (d *Driver) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	req, _ := ctx.Value(requestKey{}).(*fetch.Request)
-	if req == nil {
-		return nil, errors.New("http: dial without a fetch request")
-	}
-	scheme := req.URL.Scheme
-	if req.Gateway != nil {
-		scheme = req.Gateway.Scheme
-	}
-	return req.DialAddr(ctx, scheme, addr)
-}
 
 // Close closes idle connections.
 func (d *Driver) Close() error {
-	d.init()
-	d.transport.CloseIdleConnections()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, t := range d.transports {
+		t.CloseIdleConnections()
+	}
 	return nil
 }
 
@@ -161,7 +122,6 @@ func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
 
 // fetch sends one GET for req.URL, through req.Gateway when set.
 func (d *Driver) fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
-	d.init()
 	ctx = context.WithValue(ctx, requestKey{}, req)
 	u, via := req.URL, req.Gateway
 	resp, err := d.roundTrip(ctx, req, u, via)
@@ -240,17 +200,22 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, 
 	if err != nil {
 		return nil, err
 	}
-	hr = hr.WithContext(context.WithValue(hr.Context(), proxyKey{}, via))
 	d.setHeaders(hr, req)
-	traceRequest(req, hr, u, via)
-	resp, err := d.transport.RoundTrip(hr)
+	var x *exchange
+	if req.Tracing() {
+		x = newExchange(req, hr, u, via)
+		hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), x.clientTrace()))
+	}
+	resp, err := d.transport(via).RoundTrip(hr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, replyError(err)
 	}
-	traceReply(req, resp)
+	if x != nil {
+		x.reply(resp)
+	}
 	return resp, nil
 }
 
@@ -351,33 +316,6 @@ func (d *Driver) setHeaders(hr *http.Request, req *fetch.Request) {
 	}
 }
 
-// traceRequest traces the request. net/http writes it without showing
-// it, so the trace rebuilds it from hr; a gateway's request target is
-// traced redacted, since it carries the URL's password.
-func traceRequest(req *fetch.Request, hr *http.Request, u *uri.URL, via *url.URL) {
-	if !req.Tracing() {
-		return
-	}
-	target := hr.URL.RequestURI()
-	if via != nil {
-		req.Tracef(fetch.Note, "via gateway %s", via.Redacted())
-		if !isHTTP(u) {
-			target = u.WithoutFragment().Redacted()
-		}
-	}
-	host := hr.Host
-	if host == "" {
-		host = hr.URL.Host
-	}
-	req.Tracef(fetch.Out, "GET %s HTTP/1.1", target)
-	req.Tracef(fetch.Out, "Host: %s", host)
-	for k, vs := range hr.Header {
-		for _, v := range vs {
-			req.Tracef(fetch.Out, "%s: %s", k, v)
-		}
-	}
-}
-
 // parseContentRange reads a Content-Range of one range of bytes, "bytes
 // first-last/total" or "bytes first-last/*" (total -1), every number
 // checked: none negative, first at most last, last below total.
@@ -404,36 +342,21 @@ func parseContentRange(s string) (first, last, total int64, ok bool) {
 	return first, last, total, true
 }
 
-// replyError gives a kind to an error of the transport. Dialing, the
-// idle timeout and cancellation have theirs; another timeout (the TLS
-// handshake's) is the Client's to classify; a certificate that does not
-// verify keeps its own error. A connection closed or reset before the
-// reply came is a broken connection (ErrConnect). Every other failure
-// comes of what the server sent: a status line or header that does not
-// parse or does not end.
+// replyError gives a kind to an error of the transport. Dialing, TLS
+// (StartTLS classifies its failures), the idle timeout and cancellation
+// have theirs; another timeout is the Client's to classify. A connection
+// closed or reset before the reply came is a broken connection
+// (ErrConnect). Every other failure comes of what the server sent: a
+// status line or header that does not parse or does not end.
 func replyError(err error) error {
-	var cv *tls.CertificateVerificationError
 	var ne net.Error
 	switch {
-	case fetch.Class(err) != nil || errors.As(err, &cv) || errors.As(err, &ne) && ne.Timeout():
+	case fetch.Class(err) != nil || errors.As(err, &ne) && ne.Timeout():
 		return err
 	case fetch.ConnBroken(err):
 		return fetch.Errorf(fetch.ErrConnect, "http: the server closed the connection before its reply ended: %w", err)
 	}
 	return fetch.Errorf(fetch.ErrProtocol, "http: the reply cannot be read: %w", err)
-}
-
-// traceReply traces the status line and header of a reply.
-func traceReply(req *fetch.Request, resp *http.Response) {
-	if !req.Tracing() {
-		return
-	}
-	req.Tracef(fetch.In, "%s %s", resp.Proto, resp.Status)
-	for k, vs := range resp.Header {
-		for _, v := range vs {
-			req.Tracef(fetch.In, "%s: %s", k, v)
-		}
-	}
 }
 
 // response turns a final reply into a fetch.Response or an error.
