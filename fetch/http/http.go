@@ -15,6 +15,7 @@
 package http
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,16 @@ import (
 type Driver struct {
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Compressed asks for a gzip-compressed body (Accept-Encoding:
+	// gzip) and decodes it (curl's --compressed): the Response's Body
+	// is the resource, its Length -1 (Content-Length counts the
+	// compressed bytes), and Meta lacks the Content-Encoding and
+	// Content-Length headers, as net/http's transparent decoding drops
+	// them. A body that does not decode is ErrProtocol. A fetch that
+	// resumes (Request.Offset) asks for no compression: a range of
+	// compressed bytes cannot continue a decoded file. Without it the
+	// Body is the bytes as served, encoded or not.
+	Compressed bool
 
 	mu         sync.Mutex
 	transports map[string]*http.Transport // by gateway, "" for none
@@ -145,6 +156,9 @@ func (d *Driver) redirect(ctx context.Context, u *uri.URL, resp *http.Response, 
 		resp.Body.Close()
 		return nil, err
 	}
+	// A body in a coding not asked for stays as served: the redirect
+	// is in its Location, not in its body.
+	d.decode(resp)
 	return &fetch.Response{
 		URL:      u,
 		Kind:     fetch.Redirect,
@@ -303,16 +317,19 @@ func hostHeader(u *uri.URL) string {
 	return host
 }
 
-// setHeaders sets the headers the driver sends: User-Agent, and Range
-// to resume at req.Offset.
+// setHeaders sets the headers the driver sends: User-Agent; Range to
+// resume at req.Offset, or else Accept-Encoding when Compressed.
 func (d *Driver) setHeaders(hr *http.Request, req *fetch.Request) {
 	ua := d.UserAgent
 	if ua == "" {
 		ua = "urlfetch"
 	}
 	hr.Header.Set("User-Agent", ua)
-	if req.Offset > 0 {
+	switch {
+	case req.Offset > 0:
 		hr.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+	case d.Compressed:
+		hr.Header.Set("Accept-Encoding", "gzip")
 	}
 }
 
@@ -382,6 +399,10 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		}
 		return nil, se
 	}
+	if err := d.decode(resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
 	short := "" // why the body, read whole, is not the rest of the resource
 	r := &fetch.Response{
 		URL:    u,
@@ -391,6 +412,10 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		Meta:   fetch.Meta(resp.Header),
 	}
 	if resp.StatusCode == http.StatusPartialContent {
+		if resp.Uncompressed {
+			resp.Body.Close()
+			return nil, fetch.Errorf(fetch.ErrProtocol, "http: %s of a gzip-encoded body: a range of its compressed bytes cannot continue the decoded file", resp.Status)
+		}
 		// RFC 9110 section 14.4: the range the server sends is its own
 		// to say, and it must be the one asked for: the bytes from
 		// req.Offset to the end. Bytes from 0 are the whole resource
@@ -425,15 +450,81 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 	return r, nil
 }
 
+// decode makes resp's Body the decoded body when the driver decodes it
+// (Compressed, and a gzip Content-Encoding), as net/http's transparent
+// decoding does: Uncompressed set, ContentLength -1, the Content-Encoding
+// and Content-Length headers gone. With Compressed, a coding other than
+// gzip is ErrProtocol: only gzip was asked for.
+func (d *Driver) decode(resp *http.Response) error {
+	if !d.Compressed {
+		return nil
+	}
+	coding := strings.ToLower(strings.TrimSpace(strings.Join(resp.Header.Values("Content-Encoding"), ",")))
+	switch coding {
+	case "", "identity":
+		return nil
+	case "gzip", "x-gzip": // RFC 9110 section 8.4.1.3
+	default:
+		return fetch.Errorf(fetch.ErrProtocol, "http: a body in Content-Encoding %q, which is not the gzip asked for", coding)
+	}
+	resp.Body = &gunzipBody{wire: resp.Body, length: resp.ContentLength}
+	resp.Uncompressed = true
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Encoding")
+	resp.Header.Del("Content-Length")
+	return nil
+}
+
+// gunzipBody decodes a gzip body (RFC 1952; several members in a row are
+// one body, as gzip(1) takes them). It reads the gzip header at the first
+// Read, not before: Fetch does not wait for the body. The error that
+// ended the body on the wire, if one did, is kept apart from a gzip
+// error: newBody needs to tell a broken connection from a corrupt body.
+type gunzipBody struct {
+	wire    io.ReadCloser
+	length  int64 // the Content-Length, of the encoded bytes; -1: none
+	n       int64 // the encoded bytes read
+	wireErr error // the error of a wire read, io.EOF at its end
+	zr      *gzip.Reader
+}
+
+func (g *gunzipBody) Read(p []byte) (int, error) {
+	if g.zr == nil {
+		zr, err := gzip.NewReader(wireReader{g})
+		if err != nil {
+			return 0, err
+		}
+		g.zr = zr
+	}
+	return g.zr.Read(p)
+}
+
+func (g *gunzipBody) Close() error { return g.wire.Close() }
+
+// wireReader reads g's encoded bytes, counting them and keeping the
+// error.
+type wireReader struct{ g *gunzipBody }
+
+func (w wireReader) Read(p []byte) (int, error) {
+	n, err := w.g.wire.Read(p)
+	w.g.n += int64(n)
+	if err != nil && w.g.wireErr == nil {
+		w.g.wireErr = err
+	}
+	return n, err
+}
+
 // newBody returns the Body of a reply. A body that breaks off is a broken
 // connection (ErrConnect), the net/http error kept; one that cannot be
-// read (a chunk that does not parse) ErrProtocol. short, if not "", says
+// read (a chunk that does not parse) ErrProtocol, and so is a body that
+// came whole but does not decode (Compressed). short, if not "", says
 // why the body read to its end is still not the rest of the resource (a
 // range that stops short of it): its end is then a broken transfer too,
 // which a retry resumes.
 func newBody(ctx context.Context, resp *http.Response, short string) io.ReadCloser {
 	c := &fetch.CountingReader{R: resp.Body}
 	length := resp.ContentLength
+	gz, _ := resp.Body.(*gunzipBody)
 	return fetch.NewBody(ctx, c, fetch.BodyFuncs{
 		End: func(err error) error {
 			switch {
@@ -441,13 +532,24 @@ func newBody(ctx context.Context, resp *http.Response, short string) io.ReadClos
 				return fetch.Errorf(fetch.ErrConnect, "http: %s; the rest is missing", short)
 			case err == io.EOF, fetch.Class(err) != nil:
 				return err
+			case gz != nil && (gz.wireErr == nil || gz.wireErr == io.EOF):
+				// The bytes came as the reply framed them.
+				return fetch.Errorf(fetch.ErrProtocol, "http: the gzip-encoded body does not decode after %d of its bytes (%d decoded): %w", gz.n, c.N, err)
+			case gz != nil:
+				err = gz.wireErr
+			}
+			n := c.N
+			if gz != nil {
+				n, length = gz.n, gz.length
+			}
+			switch {
 			case !fetch.ConnBroken(err):
 				// A chunk that does not parse.
-				return fetch.Errorf(fetch.ErrProtocol, "http: the body cannot be read after %d bytes: %w", c.N, err)
+				return fetch.Errorf(fetch.ErrProtocol, "http: the body cannot be read after %d bytes: %w", n, err)
 			case length >= 0:
-				return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", c.N, length, err)
+				return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", n, length, err)
 			}
-			return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d bytes: %w", c.N, err)
+			return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d bytes: %w", n, err)
 		},
 		Close: func(bool) error { return resp.Body.Close() },
 	})

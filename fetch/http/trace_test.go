@@ -59,7 +59,7 @@ func TestTraceReplyHeadAsSent_ScriptedServer(t *testing.T) {
 		}
 	})
 	log := &fetchtest.TraceLog{}
-	d := &fetchhttp.Driver{}
+	d := &fetchhttp.Driver{Compressed: true}
 	defer d.Close()
 	c := newClient(d)
 	c.Trace = log.Add
@@ -77,6 +77,7 @@ func TestTraceReplyHeadAsSent_ScriptedServer(t *testing.T) {
 		"> GET /one HTTP/1.1",
 		"> Host: " + addr,
 		"> User-Agent: urlfetch",
+		"> Accept-Encoding: gzip",
 		"< HTTP/1.1 103 Early Hints",
 		"< Link: </style.css>; rel=preload",
 		"< HTTP/1.1 200 OK",
@@ -88,6 +89,7 @@ func TestTraceReplyHeadAsSent_ScriptedServer(t *testing.T) {
 		"> GET /two HTTP/1.1",
 		"> Host: " + addr,
 		"> User-Agent: urlfetch",
+		"> Accept-Encoding: gzip",
 		"< HTTP/1.1 200 Fine",
 		"< Content-Length: 3",
 		"< B: 2",
@@ -99,7 +101,7 @@ func TestTraceReplyHeadAsSent_ScriptedServer(t *testing.T) {
 	// The request as the server got it: what the trace says was sent.
 	for i, path := range []string{"/one", "/two"} {
 		head := <-heads
-		want := []string{"GET " + path + " HTTP/1.1", "Host: " + addr, "User-Agent: urlfetch"}
+		want := []string{"GET " + path + " HTTP/1.1", "Host: " + addr, "User-Agent: urlfetch", "Accept-Encoding: gzip"}
 		if !slices.Equal(head, want) {
 			t.Errorf("request %d: the server got %q, want %q", i+1, head, want)
 		}
