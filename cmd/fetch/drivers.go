@@ -26,6 +26,7 @@ func driverOptions() []driverOption {
 		policyOptions(),
 		gatewayOptions(),
 		tlsOptions(),
+		httpOptions(),
 		ftpOptions(),
 		searchOptions(),
 		gopherOptions(),

@@ -68,3 +68,16 @@ func TestProtoAllIsEveryScheme(t *testing.T) {
 		t.Errorf("--proto all: AllowSchemes = %q, want %q", cl.AllowSchemes, want)
 	}
 }
+
+// Issue 20: --compressed (curl's name) turns on the http driver's gzip.
+func TestCompressedReachesHTTP(t *testing.T) {
+	for _, args := range [][]string{nil, {"--compressed"}} {
+		_, ds, err := configureArgs(t, args...)
+		if err != nil {
+			t.Fatalf("configureDrivers(%q): %v", args, err)
+		}
+		if want := len(args) > 0; ds.HTTP.Compressed != want {
+			t.Errorf("configureDrivers(%q): HTTP.Compressed = %v, want %v", args, ds.HTTP.Compressed, want)
+		}
+	}
+}

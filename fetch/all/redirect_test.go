@@ -116,7 +116,7 @@ func policyClient(t *testing.T, rec *recorder, rd *redirector) (*fetch.Client, *
 	for _, s := range []*httptest.Server{rd.plain, rd.tls} {
 		dl.pass[s.Listener.Addr().String()] = true
 	}
-	c.Driver("https").(*fetchhttp.Driver).TLSConfig = &tls.Config{RootCAs: rd.tls.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+	c.TLSConfig = &tls.Config{RootCAs: rd.tls.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
 	gw, _ := url.Parse(rd.plain.URL)
 	c.Gateway = func(u *uri.URL) (*url.URL, error) {
 		if u.Scheme == "gopher" && u.Host == "gw.example" {

@@ -496,8 +496,8 @@ func TestGatewayOverTLS_RecordingServer(t *testing.T) {
 		fmt.Fprint(w, "over tls\n")
 	}))
 	defer srv.Close()
-	c := &fetch.Client{NetrcFile: "-"}
-	d := &fetchhttp.Driver{TLSConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig}
+	c := &fetch.Client{NetrcFile: "-", TLSConfig: trust(srv)}
+	d := &fetchhttp.Driver{}
 	defer d.Close()
 	c.Register("http", d)
 	c.Gateway = (&fetch.Gateways{ByScheme: map[string]string{"gopher": srv.URL}}).Gateway

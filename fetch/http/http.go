@@ -1,5 +1,7 @@
 // Package http is the driver for http: and https: URLs (RFC 1738 section
-// 3.3), on net/http with the fetch Client's dial path.
+// 3.3), on net/http with the fetch Client's dial path. An https
+// connection has the Client's TLS settings (fetch.Request.StartTLS) and
+// speaks HTTP/2 (RFC 9113) when the server offers it, else HTTP/1.1.
 //
 // The path and search go to the server exactly as the URL writes them;
 // the fragment never does. A Fetch is one GET: a redirect (301, 302, 303,
@@ -13,35 +15,48 @@
 package http
 
 import (
+	"compress/gzip"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
 // Driver fetches http and https URLs. Its zero value is ready to use.
-// Which proxy to use and which redirects to follow are the fetch.Client's
-// decisions (Client.Gateway, Client.CheckHop), not the driver's.
+// Which proxy to use, which redirects to follow and the TLS settings are
+// the fetch.Client's (Client.Gateway, Client.CheckHop, Client.TLSConfig),
+// not the driver's. HTTP/2 is used with a server that offers it over TLS.
+//
+// The driver keeps idle connections for reuse, per gateway, for every
+// Client it is registered with: register a Driver of its own with each
+// Client whose TLS settings differ (all.NewDrivers makes one).
 type Driver struct {
-	// TLSConfig is used for https; nil means the system's roots.
-	TLSConfig *tls.Config
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Compressed asks for a gzip-compressed body (Accept-Encoding:
+	// gzip) and decodes it (curl's --compressed): the Response's Body
+	// is the resource, its Length -1 (Content-Length counts the
+	// compressed bytes), and Meta lacks the Content-Encoding and
+	// Content-Length headers, as net/http's transparent decoding drops
+	// them. A body that does not decode is ErrProtocol. A fetch that
+	// resumes (Request.Offset) asks for no compression: a range of
+	// compressed bytes cannot continue a decoded file. Without it the
+	// Body is the bytes as served, encoded or not.
+	Compressed bool
 
-	once      sync.Once
-	transport *http.Transport
+	mu         sync.Mutex
+	transports map[string]*http.Transport // by gateway, "" for none
 }
 
 var (
@@ -66,60 +81,17 @@ func (e *StatusError) Temporary() bool {
 	return e.Code >= 500 || e.Code == http.StatusRequestTimeout || e.Code == http.StatusTooManyRequests
 }
 
-// requestKey carries the fetch.Request to the transport's dialer, so each
-// connection goes through that request's Client.
+// requestKey carries the fetch.Request to the transport's dialers, so
+// each connection goes through that request's Client.
 type requestKey struct{}
-
-// proxyKey carries the proxy roundTrip chose for one HTTP request (a nil
-// *url.URL: none) to the transport.
-type proxyKey struct{}
-
-// proxyOf is the transport's Proxy: the choice roundTrip made.
-func proxyOf(hr *http.Request) (*url.URL, error) {
-	p, _ := hr.Context().Value(proxyKey{}).(*url.URL)
-	return p, nil
-}
-
-func (d *Driver) init() {
-	d.once.Do(func() {
-		d.transport = &http.Transport{
-			Proxy:                 proxyOf,
-			DialContext:           d.dial,
-			TLSClientConfig:       d.TLSConfig,
-			DisableCompression:    true, // the bytes as served, like curl
-			MaxIdleConnsPerHost:   8,
-			IdleConnTimeout:       90 * time.Second,
-			TLSHandshakeTimeout:   30 * time.Second,
-			ExpectContinueTimeout: time.Second,
-			// net/http's default is 10 MiB, kept whole before the
-			// error; real replies' headers are a few KiB.
-			MaxResponseHeaderBytes: maxHeaderBytes,
-		}
-	})
-}
-
-// maxHeaderBytes bounds the status line and header block of a reply.
-const maxHeaderBytes = 1 << 20
-
-// dial connects through the dial path of the fetch.Request in ctx, with
-// the port policy of the gateway's scheme when there is one (the
-// connection goes to it), else of the URL's.
-func (d *Driver) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	req, _ := ctx.Value(requestKey{}).(*fetch.Request)
-	if req == nil {
-		return nil, errors.New("http: dial without a fetch request")
-	}
-	scheme := req.URL.Scheme
-	if req.Gateway != nil {
-		scheme = req.Gateway.Scheme
-	}
-	return req.DialAddr(ctx, scheme, addr)
-}
 
 // Close closes idle connections.
 func (d *Driver) Close() error {
-	d.init()
-	d.transport.CloseIdleConnections()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, t := range d.transports {
+		t.CloseIdleConnections()
+	}
 	return nil
 }
 
@@ -161,7 +133,6 @@ func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
 
 // fetch sends one GET for req.URL, through req.Gateway when set.
 func (d *Driver) fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
-	d.init()
 	ctx = context.WithValue(ctx, requestKey{}, req)
 	u, via := req.URL, req.Gateway
 	resp, err := d.roundTrip(ctx, req, u, via)
@@ -185,6 +156,9 @@ func (d *Driver) redirect(ctx context.Context, u *uri.URL, resp *http.Response, 
 		resp.Body.Close()
 		return nil, err
 	}
+	// A body in a coding not asked for stays as served: the redirect
+	// is in its Location, not in its body.
+	d.decode(resp)
 	return &fetch.Response{
 		URL:      u,
 		Kind:     fetch.Redirect,
@@ -240,17 +214,22 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, 
 	if err != nil {
 		return nil, err
 	}
-	hr = hr.WithContext(context.WithValue(hr.Context(), proxyKey{}, via))
 	d.setHeaders(hr, req)
-	traceRequest(req, hr, u, via)
-	resp, err := d.transport.RoundTrip(hr)
+	var x *exchange
+	if req.Tracing() {
+		x = newExchange(req, hr, u, via)
+		hr = hr.WithContext(httptrace.WithClientTrace(hr.Context(), x.clientTrace()))
+	}
+	resp, err := d.transport(via).RoundTrip(hr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, replyError(err)
 	}
-	traceReply(req, resp)
+	if x != nil {
+		x.reply(resp)
+	}
 	return resp, nil
 }
 
@@ -338,43 +317,19 @@ func hostHeader(u *uri.URL) string {
 	return host
 }
 
-// setHeaders sets the headers the driver sends: User-Agent, and Range
-// to resume at req.Offset.
+// setHeaders sets the headers the driver sends: User-Agent; Range to
+// resume at req.Offset, or else Accept-Encoding when Compressed.
 func (d *Driver) setHeaders(hr *http.Request, req *fetch.Request) {
 	ua := d.UserAgent
 	if ua == "" {
 		ua = "urlfetch"
 	}
 	hr.Header.Set("User-Agent", ua)
-	if req.Offset > 0 {
+	switch {
+	case req.Offset > 0:
 		hr.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
-	}
-}
-
-// traceRequest traces the request. net/http writes it without showing
-// it, so the trace rebuilds it from hr; a gateway's request target is
-// traced redacted, since it carries the URL's password.
-func traceRequest(req *fetch.Request, hr *http.Request, u *uri.URL, via *url.URL) {
-	if !req.Tracing() {
-		return
-	}
-	target := hr.URL.RequestURI()
-	if via != nil {
-		req.Tracef(fetch.Note, "via gateway %s", via.Redacted())
-		if !isHTTP(u) {
-			target = u.WithoutFragment().Redacted()
-		}
-	}
-	host := hr.Host
-	if host == "" {
-		host = hr.URL.Host
-	}
-	req.Tracef(fetch.Out, "GET %s HTTP/1.1", target)
-	req.Tracef(fetch.Out, "Host: %s", host)
-	for k, vs := range hr.Header {
-		for _, v := range vs {
-			req.Tracef(fetch.Out, "%s: %s", k, v)
-		}
+	case d.Compressed:
+		hr.Header.Set("Accept-Encoding", "gzip")
 	}
 }
 
@@ -404,36 +359,21 @@ func parseContentRange(s string) (first, last, total int64, ok bool) {
 	return first, last, total, true
 }
 
-// replyError gives a kind to an error of the transport. Dialing, the
-// idle timeout and cancellation have theirs; another timeout (the TLS
-// handshake's) is the Client's to classify; a certificate that does not
-// verify keeps its own error. A connection closed or reset before the
-// reply came is a broken connection (ErrConnect). Every other failure
-// comes of what the server sent: a status line or header that does not
-// parse or does not end.
+// replyError gives a kind to an error of the transport. Dialing, TLS
+// (StartTLS classifies its failures), the idle timeout and cancellation
+// have theirs; another timeout is the Client's to classify. A connection
+// closed or reset before the reply came is a broken connection
+// (ErrConnect). Every other failure comes of what the server sent: a
+// status line or header that does not parse or does not end.
 func replyError(err error) error {
-	var cv *tls.CertificateVerificationError
 	var ne net.Error
 	switch {
-	case fetch.Class(err) != nil || errors.As(err, &cv) || errors.As(err, &ne) && ne.Timeout():
+	case fetch.Class(err) != nil || errors.As(err, &ne) && ne.Timeout():
 		return err
 	case fetch.ConnBroken(err):
 		return fetch.Errorf(fetch.ErrConnect, "http: the server closed the connection before its reply ended: %w", err)
 	}
 	return fetch.Errorf(fetch.ErrProtocol, "http: the reply cannot be read: %w", err)
-}
-
-// traceReply traces the status line and header of a reply.
-func traceReply(req *fetch.Request, resp *http.Response) {
-	if !req.Tracing() {
-		return
-	}
-	req.Tracef(fetch.In, "%s %s", resp.Proto, resp.Status)
-	for k, vs := range resp.Header {
-		for _, v := range vs {
-			req.Tracef(fetch.In, "%s: %s", k, v)
-		}
-	}
 }
 
 // response turns a final reply into a fetch.Response or an error.
@@ -459,6 +399,10 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		}
 		return nil, se
 	}
+	if err := d.decode(resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
 	short := "" // why the body, read whole, is not the rest of the resource
 	r := &fetch.Response{
 		URL:    u,
@@ -468,6 +412,10 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		Meta:   fetch.Meta(resp.Header),
 	}
 	if resp.StatusCode == http.StatusPartialContent {
+		if resp.Uncompressed {
+			resp.Body.Close()
+			return nil, fetch.Errorf(fetch.ErrProtocol, "http: %s of a gzip-encoded body: a range of its compressed bytes cannot continue the decoded file", resp.Status)
+		}
 		// RFC 9110 section 14.4: the range the server sends is its own
 		// to say, and it must be the one asked for: the bytes from
 		// req.Offset to the end. Bytes from 0 are the whole resource
@@ -502,15 +450,81 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 	return r, nil
 }
 
+// decode makes resp's Body the decoded body when the driver decodes it
+// (Compressed, and a gzip Content-Encoding), as net/http's transparent
+// decoding does: Uncompressed set, ContentLength -1, the Content-Encoding
+// and Content-Length headers gone. With Compressed, a coding other than
+// gzip is ErrProtocol: only gzip was asked for.
+func (d *Driver) decode(resp *http.Response) error {
+	if !d.Compressed {
+		return nil
+	}
+	coding := strings.ToLower(strings.TrimSpace(strings.Join(resp.Header.Values("Content-Encoding"), ",")))
+	switch coding {
+	case "", "identity":
+		return nil
+	case "gzip", "x-gzip": // RFC 9110 section 8.4.1.3
+	default:
+		return fetch.Errorf(fetch.ErrProtocol, "http: a body in Content-Encoding %q, which is not the gzip asked for", coding)
+	}
+	resp.Body = &gunzipBody{wire: resp.Body, length: resp.ContentLength}
+	resp.Uncompressed = true
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Encoding")
+	resp.Header.Del("Content-Length")
+	return nil
+}
+
+// gunzipBody decodes a gzip body (RFC 1952; several members in a row are
+// one body, as gzip(1) takes them). It reads the gzip header at the first
+// Read, not before: Fetch does not wait for the body. The error that
+// ended the body on the wire, if one did, is kept apart from a gzip
+// error: newBody needs to tell a broken connection from a corrupt body.
+type gunzipBody struct {
+	wire    io.ReadCloser
+	length  int64 // the Content-Length, of the encoded bytes; -1: none
+	n       int64 // the encoded bytes read
+	wireErr error // the error of a wire read, io.EOF at its end
+	zr      *gzip.Reader
+}
+
+func (g *gunzipBody) Read(p []byte) (int, error) {
+	if g.zr == nil {
+		zr, err := gzip.NewReader(wireReader{g})
+		if err != nil {
+			return 0, err
+		}
+		g.zr = zr
+	}
+	return g.zr.Read(p)
+}
+
+func (g *gunzipBody) Close() error { return g.wire.Close() }
+
+// wireReader reads g's encoded bytes, counting them and keeping the
+// error.
+type wireReader struct{ g *gunzipBody }
+
+func (w wireReader) Read(p []byte) (int, error) {
+	n, err := w.g.wire.Read(p)
+	w.g.n += int64(n)
+	if err != nil && w.g.wireErr == nil {
+		w.g.wireErr = err
+	}
+	return n, err
+}
+
 // newBody returns the Body of a reply. A body that breaks off is a broken
 // connection (ErrConnect), the net/http error kept; one that cannot be
-// read (a chunk that does not parse) ErrProtocol. short, if not "", says
+// read (a chunk that does not parse) ErrProtocol, and so is a body that
+// came whole but does not decode (Compressed). short, if not "", says
 // why the body read to its end is still not the rest of the resource (a
 // range that stops short of it): its end is then a broken transfer too,
 // which a retry resumes.
 func newBody(ctx context.Context, resp *http.Response, short string) io.ReadCloser {
 	c := &fetch.CountingReader{R: resp.Body}
 	length := resp.ContentLength
+	gz, _ := resp.Body.(*gunzipBody)
 	return fetch.NewBody(ctx, c, fetch.BodyFuncs{
 		End: func(err error) error {
 			switch {
@@ -518,13 +532,24 @@ func newBody(ctx context.Context, resp *http.Response, short string) io.ReadClos
 				return fetch.Errorf(fetch.ErrConnect, "http: %s; the rest is missing", short)
 			case err == io.EOF, fetch.Class(err) != nil:
 				return err
+			case gz != nil && (gz.wireErr == nil || gz.wireErr == io.EOF):
+				// The bytes came as the reply framed them.
+				return fetch.Errorf(fetch.ErrProtocol, "http: the gzip-encoded body does not decode after %d of its bytes (%d decoded): %w", gz.n, c.N, err)
+			case gz != nil:
+				err = gz.wireErr
+			}
+			n := c.N
+			if gz != nil {
+				n, length = gz.n, gz.length
+			}
+			switch {
 			case !fetch.ConnBroken(err):
 				// A chunk that does not parse.
-				return fetch.Errorf(fetch.ErrProtocol, "http: the body cannot be read after %d bytes: %w", c.N, err)
+				return fetch.Errorf(fetch.ErrProtocol, "http: the body cannot be read after %d bytes: %w", n, err)
 			case length >= 0:
-				return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", c.N, length, err)
+				return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d of the %d bytes of its Content-Length: %w", n, length, err)
 			}
-			return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d bytes: %w", c.N, err)
+			return fetch.Errorf(fetch.ErrConnect, "http: the body broke off after %d bytes: %w", n, err)
 		},
 		Close: func(bool) error { return resp.Body.Close() },
 	})

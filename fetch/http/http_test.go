@@ -2,6 +2,8 @@ package http_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -26,6 +28,14 @@ func newClient(d *fetchhttp.Driver) *fetch.Client {
 	return c
 }
 
+// trust is the TLS configuration of a Client that trusts srv's
+// certificate.
+func trust(srv *httptest.Server) *tls.Config {
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	return &tls.Config{RootCAs: pool}
+}
+
 func fakeServer(t *testing.T, h http.HandlerFunc) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -48,8 +58,9 @@ func TestDowngradeRefused_FakeServer(t *testing.T) {
 		http.Redirect(w, r, "http://127.0.0.1:8/plain", http.StatusMovedPermanently)
 	}))
 	defer srv.Close()
-	d := &fetchhttp.Driver{TLSConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig}
-	_, err := newClient(d).Fetch(context.Background(), srv.URL+"/x")
+	c := newClient(&fetchhttp.Driver{})
+	c.TLSConfig = trust(srv)
+	_, err := c.Fetch(context.Background(), srv.URL+"/x")
 	if !errors.Is(err, fetch.ErrUnsafe) || !strings.Contains(err.Error(), "from https") {
 		t.Errorf("https to http redirect: error %v, want ErrUnsafe", err)
 	}
