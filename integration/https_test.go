@@ -6,8 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -28,20 +26,6 @@ import (
 // CA of servers.env; the CONNECT tunnel through the harness's squid.
 
 func httpsBase(t testing.TB) string { return "https://" + addr(t, "HTTPS") }
-
-// testCA is the TLS configuration that trusts the harness's CA.
-func testCA(t testing.TB) *tls.Config {
-	t.Helper()
-	b, err := os.ReadFile(env(t, "TLS_CA"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(b) {
-		t.Fatalf("%s holds no PEM certificate", env(t, "TLS_CA"))
-	}
-	return &tls.Config{RootCAs: pool}
-}
 
 // tracedClient is client(t) whose trace also goes to the returned log.
 func tracedClient(t testing.TB) (*fetch.Client, *fetchtest.TraceLog) {
@@ -71,7 +55,7 @@ func helloFile(t testing.TB) []byte {
 // reply's :status.
 func TestHTTPSNegotiatesH2(t *testing.T) {
 	c, log := tracedClient(t)
-	c.TLSConfig = testCA(t)
+	c.TLSConfig = testTLS(t)
 	resp, body := get(t, c, httpsBase(t)+"/hello.txt")
 	if want := helloFile(t); !bytes.Equal(body, want) || resp.Length != int64(len(want)) {
 		t.Errorf("body %q (Length %d), want %q", body, resp.Length, want)
@@ -92,7 +76,7 @@ func TestHTTPSNegotiatesH2(t *testing.T) {
 		}
 	}
 	// The command says the same with -v.
-	r := runFetch(t, t.TempDir(), "-v", "--cacert", env(t, "TLS_CA"), httpsBase(t)+"/hello.txt")
+	r := execFetch(t, t.TempDir(), "", "-v", "--cacert", env(t, "TLS_CA"), httpsBase(t)+"/hello.txt")
 	if r.code != 0 || r.stdout != string(helloFile(t)) || !strings.Contains(r.stderr, ", ALPN h2") || !strings.Contains(r.stderr, "< :status: 200") {
 		t.Errorf("fetch -v --cacert: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -101,7 +85,7 @@ func TestHTTPSNegotiatesH2(t *testing.T) {
 // A certificate of a CA the Client does not trust: exit 11, naming the
 // host and how to trust it; the library's error is a CertificateError.
 func TestHTTPSUntrusted(t *testing.T) {
-	r := runFetch(t, t.TempDir(), httpsBase(t)+"/hello.txt")
+	r := execFetch(t, t.TempDir(), "", httpsBase(t)+"/hello.txt")
 	if r.code != 11 || r.stdout != "" {
 		t.Errorf("fetch of an untrusted server: exit %d, stdout %q; want 11 and nothing", r.code, r.stdout)
 	}
@@ -110,7 +94,9 @@ func TestHTTPSUntrusted(t *testing.T) {
 			t.Errorf("the message lacks %q: %s", want, r.stderr)
 		}
 	}
-	_, err := client(t).Fetch(context.Background(), httpsBase(t)+"/hello.txt")
+	c := client(t)
+	c.TLSConfig = nil // the system's roots, which do not hold the test CA
+	_, err := c.Fetch(context.Background(), httpsBase(t)+"/hello.txt")
 	var ce *fetch.CertificateError
 	if !errors.As(err, &ce) || ce.Host != "127.0.0.1" || fetch.Class(err) != fetch.ErrTLS {
 		t.Errorf("Fetch: %v; want a CertificateError for 127.0.0.1 of class ErrTLS", err)
@@ -134,7 +120,7 @@ func TestHTTPSTrust(t *testing.T) {
 		{"-k"},
 		{"--insecure"},
 	} {
-		r := runFetch(t, t.TempDir(), append(args, httpsBase(t)+"/hello.txt")...)
+		r := execFetch(t, t.TempDir(), "", append(args, httpsBase(t)+"/hello.txt")...)
 		if r.code != 0 || r.stdout != want {
 			t.Errorf("fetch %s: exit %d, stdout %q: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 		}
@@ -146,11 +132,11 @@ func TestHTTPSTrust(t *testing.T) {
 func TestHTTPSClientCertificate(t *testing.T) {
 	subject := env(t, "TLS_CLIENT_SUBJECT")
 	url := httpsBase(t) + "/client-cert/"
-	r := runFetch(t, t.TempDir(), "--cacert", env(t, "TLS_CA"), "--cert", env(t, "TLS_CLIENT_CERT"), "--key", env(t, "TLS_CLIENT_KEY"), url)
+	r := execFetch(t, t.TempDir(), "", "--cacert", env(t, "TLS_CA"), "--cert", env(t, "TLS_CLIENT_CERT"), "--key", env(t, "TLS_CLIENT_KEY"), url)
 	if r.code != 0 || !strings.Contains(r.stdout, subject) {
 		t.Errorf("fetch --cert --key %s: exit %d, stdout %q (want the subject %s): %s", url, r.code, r.stdout, subject, r.stderr)
 	}
-	r = runFetch(t, t.TempDir(), "--cacert", env(t, "TLS_CA"), url)
+	r = execFetch(t, t.TempDir(), "", "--cacert", env(t, "TLS_CA"), url)
 	if r.code != 5 || !strings.Contains(r.stderr, "403") {
 		t.Errorf("fetch %s without a client certificate: exit %d, %s; want 5 (403)", url, r.code, r.stderr)
 	}
@@ -161,20 +147,20 @@ func TestHTTPSClientCertificate(t *testing.T) {
 // and no gzip.
 func TestHTTPSCompressed(t *testing.T) {
 	want := string(helloFile(t))
-	r := runFetch(t, t.TempDir(), "-v", "--compressed", "--cacert", env(t, "TLS_CA"), httpsBase(t)+"/hello.txt")
+	r := execFetch(t, t.TempDir(), "", "-v", "--compressed", "--cacert", env(t, "TLS_CA"), httpsBase(t)+"/hello.txt")
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("fetch --compressed: exit %d, stdout %q, want %q: %s", r.code, r.stdout, want, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "> accept-encoding: gzip") || !strings.Contains(r.stderr, "< content-encoding: gzip") {
 		t.Errorf("fetch -v --compressed: the trace shows no gzip asked for and sent:\n%s", r.stderr)
 	}
-	r = runFetch(t, t.TempDir(), "-v", "--cacert", env(t, "TLS_CA"), httpsBase(t)+"/hello.txt")
+	r = execFetch(t, t.TempDir(), "", "-v", "--cacert", env(t, "TLS_CA"), httpsBase(t)+"/hello.txt")
 	if r.code != 0 || r.stdout != want || strings.Contains(r.stderr, "accept-encoding") || strings.Contains(r.stderr, "content-encoding") {
 		t.Errorf("fetch without --compressed: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 
 	// The library: the Response is the document, of unknown length.
-	c := &fetch.Client{NetrcFile: "-", TLSConfig: testCA(t)}
+	c := &fetch.Client{NetrcFile: "-", TLSConfig: testTLS(t)}
 	c.Register("https", &fetchhttp.Driver{Compressed: true})
 	t.Cleanup(func() { c.Close() })
 	resp, body := get(t, c, httpsBase(t)+"/hello.txt")
@@ -249,7 +235,7 @@ func TestHTTPSThroughSquid(t *testing.T) {
 	before := logged()
 
 	c, log := tracedClient(t)
-	c.TLSConfig = testCA(t)
+	c.TLSConfig = testTLS(t)
 	_, body := get(t, c, httpsBase(t)+"/hello.txt")
 	if !bytes.Equal(body, helloFile(t)) {
 		t.Errorf("through squid: body %q", body)
@@ -267,7 +253,9 @@ func TestHTTPSThroughSquid(t *testing.T) {
 		}
 	}
 
-	_, err := client(t).Fetch(context.Background(), httpsBase(t)+"/hello.txt")
+	untrusting := client(t)
+	untrusting.TLSConfig = nil // the system's roots, which do not hold the test CA
+	_, err := untrusting.Fetch(context.Background(), httpsBase(t)+"/hello.txt")
 	var ce *fetch.CertificateError
 	if !errors.As(err, &ce) || ce.Host != "127.0.0.1" {
 		t.Errorf("through squid, untrusted: %v; want a CertificateError for 127.0.0.1", err)
@@ -303,7 +291,7 @@ func TestHTTPSThroughSOCKS(t *testing.T) {
 		}
 	}()
 	c, log := tracedClient(t)
-	c.TLSConfig = testCA(t)
+	c.TLSConfig = testTLS(t)
 	c.Gateway = (&fetch.Gateways{ByScheme: map[string]string{"https": "socks5://" + ln.Addr().String()}}).Gateway
 	_, body := get(t, c, httpsBase(t)+"/hello.txt")
 	if !bytes.Equal(body, helloFile(t)) {
