@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -57,13 +58,17 @@ func traceClient(t testing.TB) (*fetch.Client, *strings.Builder) {
 	return c, &b
 }
 
-func TestFTPConformance(t *testing.T) {
-	base := ftpBase(t)
+func TestFTPConformance(t *testing.T) { ftpConformance(t, "ftp", addr(t, "FTP"), nil) }
+
+// ftpConformance runs the conformance suite on the harness's vsftpd at
+// hostport with scheme (ftp, or ftps over TLS trusting tlsConfig's CA).
+func ftpConformance(t *testing.T, scheme, hostport string, tlsConfig *tls.Config) {
+	base := scheme + "://" + hostport
 	fetchtest.Run(t, fetchtest.Opt{
-		Scheme: "ftp",
+		Scheme: scheme,
 		NewClient: func(t testing.TB) *fetch.Client {
-			c := &fetch.Client{NetrcFile: "-"}
-			c.Register("ftp", &ftp.Driver{})
+			c := &fetch.Client{NetrcFile: "-", TLSConfig: tlsConfig}
+			c.Register(scheme, &ftp.Driver{})
 			return c
 		},
 		Found: []fetchtest.Case{
@@ -72,7 +77,7 @@ func TestFTPConformance(t *testing.T) {
 			{URL: base + "/empty.txt", SHA256: fetchtest.EmptySHA256},
 		},
 		Missing: base + "/no-such-file.txt",
-		Denied:  ftpLocal(t, "wrong-password") + "/welcome.txt",
+		Denied:  scheme + "://" + url.UserPassword(env(t, "FTP_USER"), "wrong-password").String() + "@" + hostport + "/welcome.txt",
 		Listing: base + "/",
 		Inject:  []string{base + "/a%0D%0ADELE%20x/readme.txt", base + "/readme.txt%0AQUIT"},
 		Caps:    fetchtest.Caps{Resume: true},

@@ -17,8 +17,6 @@ import (
 	"testing"
 
 	"github.com/urlfetch/urlfetch/fetch"
-	"github.com/urlfetch/urlfetch/fetch/fetchtest"
-	"github.com/urlfetch/urlfetch/fetch/ftp"
 )
 
 // ftpsBase is ftps://host:port of the test bed's vsftpd with implicit
@@ -28,27 +26,7 @@ func ftpsBase(t testing.TB) string { return "ftps://" + addr(t, "FTPS") }
 // RFC 4217 over the real vsftpd, implicit TLS (ftps://): the conformance
 // suite, every data connection protected and resuming the control
 // connection's session (vsftpd's require_ssl_reuse refuses it otherwise).
-func TestFTPSConformance(t *testing.T) {
-	base := ftpsBase(t)
-	fetchtest.Run(t, fetchtest.Opt{
-		Scheme: "ftps",
-		NewClient: func(t testing.TB) *fetch.Client {
-			c := &fetch.Client{NetrcFile: "-", TLSConfig: testTLS(t)}
-			c.Register("ftps", &ftp.Driver{})
-			return c
-		},
-		Found: []fetchtest.Case{
-			{URL: base + "/readme.txt", Want: string(anonFile(t, "readme.txt"))},
-			{URL: base + "/binary.bin", SHA256: env(t, "BINARY_SHA256")},
-			{URL: base + "/empty.txt", SHA256: fetchtest.EmptySHA256},
-		},
-		Missing: base + "/no-such-file.txt",
-		Denied:  "ftps://" + url.UserPassword(env(t, "FTP_USER"), "wrong-password").String() + "@" + addr(t, "FTPS") + "/welcome.txt",
-		Listing: base + "/",
-		Inject:  []string{base + "/a%0D%0ADELE%20x/readme.txt", base + "/readme.txt%0AQUIT"},
-		Caps:    fetchtest.Caps{Resume: true},
-	})
-}
+func TestFTPSConformance(t *testing.T) { ftpConformance(t, "ftps", addr(t, "FTPS"), testTLS(t)) }
 
 // The 64 MiB file over implicit TLS, and the listing's entries stay
 // ftps URLs: a server's listing must not lead the client to cleartext.
