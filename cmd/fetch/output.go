@@ -51,7 +51,7 @@ func outputName(u *uri.URL) string {
 		if g, err := u.Gopher(); err == nil {
 			p = g.Selector
 		}
-	case "news":
+	case "news", "snews":
 		if n, err := u.News(); err == nil {
 			p = n.MessageID + n.Group
 		}
