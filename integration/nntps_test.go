@@ -7,6 +7,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -261,6 +263,34 @@ func TestNNTPStartTLSPool(t *testing.T) {
 	}
 }
 
+// runFetchTrustingNone runs the fetch command as runFetch does, with
+// args, but trusting no certificate authority at all: the system's
+// roots are an empty file and an empty directory (SSL_CERT_FILE,
+// SSL_CERT_DIR), and no --cacert is given, whatever the shared helpers
+// come to trust.
+func runFetchTrustingNone(t testing.TB, dir string, args ...string) cmdResult {
+	t.Helper()
+	empty := filepath.Join(t.TempDir(), "no-roots.pem")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(fetchBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NETRC=/nonexistent", "SSL_CERT_FILE="+empty, "SSL_CERT_DIR="+t.TempDir())
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := cmdResult{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running fetch %q: %v", args, err)
+	}
+	return r
+}
+
 // A certificate the client does not trust: exit 11, the error naming the
 // host and how to trust it, for nntps: and for STARTTLS alike; nothing
 // of the article is printed.
@@ -272,7 +302,7 @@ func TestNNTPSUntrusted(t *testing.T) {
 		{"--ssl-reqd", nntpBase(t) + "/urlfetch.test/1"},
 		{"--ssl", nntpBase(t) + "/urlfetch.test/1"},
 	} {
-		r := runFetch(t, dir, args...)
+		r := runFetchTrustingNone(t, dir, args...)
 		if r.code != 11 || r.stdout != "" || !strings.Contains(r.stderr, "certificate of 127.0.0.1 is not trusted") || !strings.Contains(r.stderr, "--cacert") {
 			t.Errorf("fetch %q: exit %d, stdout %q, stderr %q; want 11, nothing printed, the untrusted certificate of 127.0.0.1 and --cacert", args, r.code, r.stdout, r.stderr)
 		}
