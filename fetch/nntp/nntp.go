@@ -145,14 +145,16 @@ type ArticleRange struct {
 	First, Last int64
 }
 
-// Driver fetches news and nntp URLs. Its zero value serves nntp URLs and
-// needs Server for news URLs. Set its fields before the first Fetch; a
-// Driver is safe for concurrent use.
+// Driver fetches news, nntp, snews and nntps URLs. Its zero value serves
+// nntp and nntps URLs and needs Server for news and snews URLs. Set its
+// fields before the first Fetch; a Driver is safe for concurrent use.
 //
 // A finished fetch leaves its connection idle in the Driver (at most the
 // Client's MaxIdleConnsPerHost per server and user, for its
 // IdleConnTimeout: fetch.IdlePool) for the next fetch to the same server,
-// through whichever Client that fetch comes. Close ends them with QUIT.
+// through whichever Client that fetch comes, with the same use of TLS
+// and, for a TLS connection, the same Client's TLS settings. Close ends
+// them with QUIT.
 type Driver struct {
 	// Server is the news server of news and snews URLs, "host" or
 	// "host:port" (port 119 by default, 563 for snews URLs).
