@@ -101,7 +101,8 @@ func TLSScheme(scheme string) bool { return slices.Contains(tlsSchemes, scheme) 
 //   - it must be one a server may send the Client to: one FollowSchemes
 //     names, or, when FollowSchemes is nil, one whose driver is a
 //     FollowChecker (of the built-in drivers: http, https, ftp, gopher,
-//     news and nntp; never file, mailto, telnet, rlogin, tn3270 or wais).
+//     news, nntp, snews and nntps; never file, mailto, telnet, rlogin,
+//     tn3270 or wais).
 //     A listing's entry or a link that stays on From's server (the same
 //     scheme, host and port: a file: directory's files, an FTP
 //     directory's) is part of what the user asked for and needs no such
@@ -109,8 +110,9 @@ func TLSScheme(scheme string) bool { return slices.Contains(tlsSchemes, scheme) 
 //   - the driver, when it is a FollowChecker, must accept To itself (the
 //     gopher driver refuses a Gopher+ data block, an +ASK form and a
 //     search without its words);
-//   - a hop from a TLS scheme (https) must not lead to a cleartext one
-//     (http, ftp, gopher) unless AllowDowngrade.
+//   - a hop from a TLS scheme (https, nntps, snews) must not lead to a
+//     cleartext one (http, ftp, gopher, nntp, news) unless
+//     AllowDowngrade.
 //
 // A refusal is an ErrUnsafe error whose message names both URLs. The port
 // policy and the gateway are applied by Do to the Request as to any other.

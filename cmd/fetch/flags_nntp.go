@@ -14,7 +14,7 @@ import (
 func nntpOptions() driverOption {
 	return driverOption{
 		flags: []cli.Flag{
-			&cli.StringFlag{Name: "news-server", EnvVars: []string{"NNTPSERVER"}, Usage: "fetch news: URLs from `HOST[:PORT]` (port 119 by default)"},
+			&cli.StringFlag{Name: "news-server", EnvVars: []string{"NNTPSERVER"}, Usage: "fetch news: and snews: URLs from `HOST[:PORT]` (port 119 by default, 563 for snews:)"},
 			&cli.IntFlag{Name: "max-entries", Value: nntp.DefaultMaxEntries, Usage: "list the newest `N` articles of a news group, newest first (0: every article)"},
 		},
 		configure: func(c *cli.Context, _ *fetch.Client, ds *all.Drivers) error {

@@ -20,7 +20,7 @@ func policyOptions() driverOption {
 		flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-redirs", Value: fetch.DefaultMaxRedirects, Usage: "follow at most `N` redirects for a URL (0: none; -1: no limit)"},
 			&cli.StringFlag{Name: "proto", Usage: "use only the schemes `LIST` allows, for every URL, given or redirected to; curl's syntax: comma-separated schemes, each added (+, or no prefix), removed (-) or alone (=), left to right, from all of them; \"all\" is every scheme fetch has a driver for: --proto =http,https,ftp"},
-			&cli.StringFlag{Name: "proto-redir", Usage: "let a redirect lead only to the schemes `LIST` allows, in --proto's syntax, starting from the default: http, https, ftp, gopher, news, nntp (never file, mailto, telnet, rlogin, tn3270 or wais unless listed here): --proto-redir -ftp, --proto-redir +wais, --proto-redir =https"},
+			&cli.StringFlag{Name: "proto-redir", Usage: "let a redirect lead only to the schemes `LIST` allows, in --proto's syntax, starting from the default: http, https, ftp, ftps, gopher, news, nntp, snews, nntps (never file, mailto, telnet, rlogin, tn3270 or wais unless listed here): --proto-redir -ftp, --proto-redir +wais, --proto-redir =https"},
 			&cli.BoolFlag{Name: "allow-downgrade", Usage: "let a redirect lead from TLS (https) to a cleartext scheme (http, ftp, gopher, ...), which is refused by default"},
 		},
 		configure: func(c *cli.Context, cl *fetch.Client, _ *all.Drivers) error {

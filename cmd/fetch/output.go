@@ -43,7 +43,7 @@ const maxNameBytes = 255
 func outputName(u *uri.URL) string {
 	p := u.URLPath()
 	switch u.Scheme {
-	case "ftp":
+	case "ftp", "ftps":
 		if f, err := u.FTP(); err == nil {
 			p = f.Name
 		}
@@ -51,7 +51,7 @@ func outputName(u *uri.URL) string {
 		if g, err := u.Gopher(); err == nil {
 			p = g.Selector
 		}
-	case "news":
+	case "news", "snews":
 		if n, err := u.News(); err == nil {
 			p = n.MessageID + n.Group
 		}

@@ -118,7 +118,7 @@ func viewOf(u *uri.URL) (any, error) {
 		}
 	}
 	switch u.Scheme {
-	case "ftp":
+	case "ftp", "ftps":
 		v, err := u.FTP()
 		if v != nil {
 			mask(&v.Login)
@@ -142,9 +142,9 @@ func viewOf(u *uri.URL) (any, error) {
 		return nil, err
 	case "mailto":
 		return nilIfErr(u.Mailto())
-	case "news":
+	case "news", "snews":
 		return nilIfErr(u.News())
-	case "nntp":
+	case "nntp", "nntps":
 		v, err := u.NNTP()
 		if v != nil {
 			mask(&v.Login)

@@ -49,7 +49,7 @@ type Drivers struct {
 	Gopher *gopher.Driver
 	HTTP   *http.Driver // http and https
 	Mailto *mailto.Driver
-	NNTP   *nntp.Driver   // news and nntp
+	NNTP   *nntp.Driver   // news, nntp, snews and nntps
 	Telnet *telnet.Driver // telnet, rlogin and tn3270
 	WAIS   *wais.Driver
 }
@@ -70,8 +70,9 @@ func NewDrivers() *Drivers {
 }
 
 // Register registers each of d's drivers with c for the schemes it
-// serves: HTTP for http and https, NNTP for news and nntp, Telnet for
-// telnet, rlogin and tn3270, each of the others for its own. Like
+// serves: HTTP for http and https, NNTP for news and nntp and their TLS
+// forms snews and nntps, Telnet for telnet, rlogin and tn3270, each of
+// the others for its own. Like
 // Client.Register, it panics if c already has a driver for one of them.
 func (d *Drivers) Register(c *fetch.Client) {
 	c.Register("file", d.File)
@@ -83,6 +84,8 @@ func (d *Drivers) Register(c *fetch.Client) {
 	c.Register("mailto", d.Mailto)
 	c.Register("news", d.NNTP)
 	c.Register("nntp", d.NNTP)
+	c.Register("snews", d.NNTP)
+	c.Register("nntps", d.NNTP)
 	c.Register("telnet", d.Telnet)
 	c.Register("rlogin", d.Telnet)
 	c.Register("tn3270", d.Telnet)

@@ -36,7 +36,7 @@ func TestDriversRegister(t *testing.T) {
 	}{
 		{"file", d.File}, {"ftp", d.FTP}, {"gopher", d.Gopher},
 		{"http", d.HTTP}, {"https", d.HTTP}, {"mailto", d.Mailto},
-		{"news", d.NNTP}, {"nntp", d.NNTP},
+		{"news", d.NNTP}, {"nntp", d.NNTP}, {"snews", d.NNTP}, {"nntps", d.NNTP},
 		{"telnet", d.Telnet}, {"rlogin", d.Telnet}, {"tn3270", d.Telnet},
 		{"wais", d.WAIS},
 	} {

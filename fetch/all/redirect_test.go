@@ -416,13 +416,50 @@ func TestRedirectCredentialsStayHome(t *testing.T) {
 // safe to follow are exactly these.
 func TestDefaultFollowSchemes(t *testing.T) {
 	c := all.NewClient()
-	want := "ftp ftps gopher http https news nntp"
+	want := "ftp ftps gopher http https news nntp nntps snews"
 	if got := strings.Join(c.DefaultFollowSchemes(), " "); got != want {
 		t.Errorf("DefaultFollowSchemes() = %s; want %s", got, want)
 	}
 	c.AllowSchemes = []string{"http", "https", "file"}
 	if got := strings.Join(c.FollowableSchemes(), " "); got != "http https" {
 		t.Errorf("FollowableSchemes() with AllowSchemes http, https, file = %s; want http https", got)
+	}
+}
+
+// Issue 20: the news schemes over TLS. The entries of an snews: or nntps:
+// listing (snews:<id>, nntps://host/group/N) are followed; a hop from
+// them to news: or nntp: is a step from TLS to cleartext, refused unless
+// AllowDowngrade; a hop from cleartext to TLS is no step down.
+func TestNewsTLSHops(t *testing.T) {
+	c := all.NewClient()
+	for _, tc := range []struct {
+		kind     fetch.HopKind
+		from, to string
+		why      string // "" when followed
+	}{
+		{fetch.HopEntry, "snews:misc.test", "snews:one@example.org", ""},
+		{fetch.HopEntry, "snews:*", "snews:misc.test", ""},
+		{fetch.HopEntry, "nntps://h/misc.test", "nntps://h/misc.test/1", ""},
+		{fetch.HopEntry, "snews:misc.test", "nntps://h/misc.test/1", ""},
+		{fetch.HopEntry, "nntp://h/misc.test", "nntps://h/misc.test/1", ""},
+		{fetch.HopRedirect, "https://h/", "snews:one@example.org", ""},
+		{fetch.HopRedirect, "http://h/", "nntps://h/misc.test/1", ""},
+		{fetch.HopEntry, "snews:misc.test", "news:one@example.org", "from TLS (snews) to cleartext (news)"},
+		{fetch.HopEntry, "nntps://h/misc.test", "nntp://h/misc.test/1", "from TLS (nntps) to cleartext (nntp)"},
+		{fetch.HopEntry, "snews:*", "nntp://h/misc.test", "from TLS (snews) to cleartext (nntp)"},
+		{fetch.HopRedirect, "https://h/", "news:one@example.org", "from TLS (https) to cleartext (news)"},
+	} {
+		err := c.CheckHop(fetch.Hop{Kind: tc.kind, From: uri.MustParse(tc.from), To: uri.MustParse(tc.to)})
+		switch {
+		case tc.why == "" && err != nil:
+			t.Errorf("CheckHop(%s from %s to %s) = %v; want it followed", tc.kind, tc.from, tc.to, err)
+		case tc.why != "" && (!errors.Is(err, fetch.ErrUnsafe) || !strings.Contains(fmt.Sprint(err), tc.why)):
+			t.Errorf("CheckHop(%s from %s to %s) = %v; want ErrUnsafe saying %q", tc.kind, tc.from, tc.to, err, tc.why)
+		}
+	}
+	c.AllowDowngrade = true
+	if err := c.CheckHop(fetch.Hop{Kind: fetch.HopEntry, From: uri.MustParse("snews:misc.test"), To: uri.MustParse("news:one@example.org")}); err != nil {
+		t.Errorf("with AllowDowngrade, CheckHop(snews to news) = %v; want it followed", err)
 	}
 }
 

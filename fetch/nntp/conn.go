@@ -35,9 +35,9 @@ const (
 )
 
 // conn is one connection to a news server, ready for commands: greeted,
-// its capabilities known, in reader mode.
+// its capabilities known, in reader mode, over TLS when it was asked for.
 type conn struct {
-	nc  *fetch.Conn
+	nc  *fetch.Conn // the dial path's connection, under TLS if any
 	br  *bufio.Reader
 	r   *textproto.Reader
 	w   *textproto.Writer
@@ -49,6 +49,7 @@ type conn struct {
 	over   string              // the overview command that works: OVER or XOVER
 	tried  bool                // the other overview command was tried
 	authed bool
+	tls    bool // the commands go over TLS
 
 	reused bool // taken from the idle connections
 	cmds   int  // commands sent since it was taken or made
@@ -66,30 +67,46 @@ func (d *Driver) get(ctx context.Context, req *fetch.Request, t *target) (*conn,
 	}
 	var nc *fetch.Conn
 	var err error
-	if t.scheme == "news" {
+	switch t.scheme {
+	case "news":
 		// RFC 1738 section 6: the configured server's port is held to
-		// the policy an nntp URL's port is.
+		// the policy an nntp URL's port is, and an snews one's to
+		// nntps's.
 		nc, err = req.DialAddr(ctx, "nntp", t.addr) // the configured server
-	} else {
+	case "snews":
+		nc, err = req.DialAddr(ctx, "nntps", t.addr)
+	default:
 		nc, err = req.Dial(ctx) // the URL's host and port
 	}
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(nc, maxReply)
-	c := &conn{
-		nc:  nc,
-		br:  br,
-		r:   textproto.NewReader(br),
-		w:   textproto.NewWriter(bufio.NewWriter(nc)),
-		key: t.key,
-		req: req,
+	c := &conn{nc: nc, key: t.key, req: req}
+	c.use(nc)
+	if t.secure {
+		// nntps, snews: TLS from the first byte, before the greeting.
+		tc, err := req.StartTLS(ctx, nc, t.host, nil)
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+		c.use(tc)
+		c.tls = true
 	}
 	if err := c.hello(ctx, req, t); err != nil {
 		nc.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// use makes rw the connection's transport: the dial path's connection,
+// or the TLS connection over it. What was read and not yet used is
+// dropped: at a switch to TLS, startTLS has made sure there was nothing.
+func (c *conn) use(rw io.ReadWriter) {
+	c.br = bufio.NewReaderSize(rw, maxReply)
+	c.r = textproto.NewReader(c.br)
+	c.w = textproto.NewWriter(bufio.NewWriter(rw))
 }
 
 // take removes an idle connection for key from the pool, or returns nil.
@@ -125,8 +142,9 @@ func (c *conn) quit() {
 	c.nc.Close()
 }
 
-// hello reads the greeting, learns the capabilities and switches to
-// reader mode where the server needs it.
+// hello reads the greeting, learns the capabilities, turns to TLS with
+// STARTTLS when the Client asks for it, and switches to reader mode where
+// the server needs it.
 func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
 	code, msg, err := c.readReply(req, "greeting")
 	if err != nil {
@@ -144,10 +162,26 @@ func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
 	if err := c.capabilities(req); err != nil {
 		return err
 	}
+	if t.key.tls == startTLSTry || t.key.tls == startTLSRequire {
+		if err := c.startTLS(ctx, req, t); err != nil {
+			return err
+		}
+	}
+	return c.readerMode(ctx, req, t)
+}
+
+// modeSwitching reports whether the server is a mode-switching one not
+// yet in reader mode (RFC 3977 section 5.3): it lists MODE-READER and
+// not READER.
+func (c *conn) modeSwitching() bool { return c.has("MODE-READER") && !c.has("READER") }
+
+// readerMode sends MODE READER where the server needs it, and learns
+// which overview command works.
+func (c *conn) readerMode(ctx context.Context, req *fetch.Request, t *target) error {
 	// RFC 3977 section 5.3: a mode-switching server lists MODE-READER
 	// and not yet READER. A server without CAPABILITIES may be one of
 	// RFC 2980's, which want MODE READER; others answer 500.
-	if c.caps == nil || (c.has("MODE-READER") && !c.has("READER")) {
+	if c.caps == nil || c.modeSwitching() {
 		code, msg, err := c.cmd(ctx, req, t, "MODE READER")
 		if err != nil {
 			return err
@@ -167,6 +201,74 @@ func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
 	if !c.has("OVER") {
 		c.over = "XOVER" // RFC 2980 section 2.8
 	}
+	return nil
+}
+
+// startTLS turns the connection to TLS with STARTTLS (RFC 4642), which
+// the Client's TLSUpgrade asked for: it is sent when the capabilities
+// offer it, before any AUTHINFO. When the server does not offer it or
+// refuses it, the connection stays in cleartext (fetch.UpgradeTry) or
+// the fetch fails with fetch.ErrTLS (fetch.UpgradeRequire).
+func (c *conn) startTLS(ctx context.Context, req *fetch.Request, t *target) error {
+	if !c.has("STARTTLS") && c.modeSwitching() {
+		// A mode-switching server may offer STARTTLS in reader mode
+		// only (RFC 3977 section 5.3.3, the example of errata 1523).
+		// Sent without AUTHINFO: a 480 waits until TLS is settled.
+		code, _, err := c.send(req, "MODE READER")
+		if err != nil {
+			return err
+		}
+		if code == StatusPostingAllowed || code == StatusPostingProhibited {
+			if err := c.capabilities(req); err != nil {
+				return err
+			}
+		}
+	}
+	if !c.has("STARTTLS") {
+		why := "its capabilities do not list STARTTLS"
+		if c.caps == nil {
+			why = "it knows no CAPABILITIES, so no STARTTLS"
+		}
+		return c.noTLS(req, t, why)
+	}
+	code, msg, err := c.send(req, "STARTTLS")
+	if err != nil {
+		return err
+	}
+	if code != StatusContinueWithTLS {
+		// 580: TLS cannot start; 502: not here, or already on; 500 and
+		// 501 from a server that lists what it does not do.
+		return c.noTLS(req, t, "it refuses STARTTLS: "+replyError("STARTTLS", code, msg).Error())
+	}
+	// RFC 4642 section 2.2.2: the handshake starts right after the 382
+	// line. A byte the server sent after it, before the handshake, is
+	// no reply of its: one injected by a man in the middle is the
+	// classic STARTTLS attack (CVE-2011-0411), and would be read as the
+	// reply to the first command sent over TLS.
+	if n := c.br.Buffered(); n > 0 {
+		c.broken = true
+		return fetch.Errorf(fetch.ErrTLS, "nntp: %s sent %d bytes after its 382 reply to STARTTLS, before the TLS handshake: refusing them", t.addr, n)
+	}
+	tc, err := req.StartTLS(ctx, c.nc, t.host, nil)
+	if err != nil {
+		c.broken = true
+		return err
+	}
+	c.use(tc)
+	c.tls = true
+	// RFC 4642 section 2.2.2: the client MUST discard what it learned
+	// before TLS, and asks for the capabilities again.
+	c.caps = nil
+	return c.capabilities(req)
+}
+
+// noTLS goes on in cleartext after a STARTTLS the server did not give,
+// for fetch.UpgradeTry, or fails, for fetch.UpgradeRequire.
+func (c *conn) noTLS(req *fetch.Request, t *target, why string) error {
+	if t.key.tls == startTLSRequire {
+		return fetch.Errorf(fetch.ErrTLS, "nntp: %s cannot turn to TLS: %s; not going on in cleartext (--ssl-reqd; or an nntps: URL, TLS on port %d)", t.addr, why, DefaultTLSPort)
+	}
+	req.Tracef(fetch.Note, "%s cannot turn to TLS (%s): going on in cleartext", t.addr, why)
 	return nil
 }
 
@@ -365,7 +467,9 @@ func (c *conn) auth(ctx context.Context, req *fetch.Request, t *target, why stri
 		c.authed = true
 		return nil
 	case StatusEncryptionRequired:
-		return fetch.Errorf(fetch.ErrAuth, "nntp: AUTHINFO USER %s: the server wants an encrypted connection first, which this client does not make: %w", user, re)
+		if !c.tls {
+			return fetch.Errorf(fetch.ErrAuth, "nntp: AUTHINFO USER %s: the server wants TLS first (--ssl-reqd for STARTTLS, or an nntps: URL): %w", user, re)
+		}
 	}
 	return fetch.Errorf(fetch.ErrAuth, "nntp: AUTHINFO USER %s: %w", user, re)
 }

@@ -2,19 +2,28 @@ package nntp_test
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"path"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fake is a scripted NNTP server on 127.0.0.1:0 for the unit tests: it
 // does what the harness's INN does not (ask for AUTHINFO, want MODE
-// READER, lack OVER, send garbage, stall, hang up, hold 100,000 groups).
+// READER, lack OVER, send garbage, stall, hang up, hold 100,000 groups,
+// refuse STARTTLS or change its capabilities under TLS).
 // The tests whose names end in _FakeServer use it; the integration tests
 // run against INN.
 type fake struct {
@@ -24,7 +33,7 @@ type fake struct {
 
 	mu    sync.Mutex
 	conns []net.Conn
-	log   []string // every command received, in order
+	log   []string // every command received, in order; "[tls] " before those over TLS
 	wg    sync.WaitGroup
 }
 
@@ -40,6 +49,16 @@ type fakeOpts struct {
 	groups     []*fakeGroup
 	// active, if set, writes the LIST ACTIVE lines (without the dot).
 	active func(w *bufio.Writer)
+
+	// tls, if set, makes STARTTLS work (RFC 4642): the capabilities list
+	// it until TLS is on, and a 382 turns the session to TLS with this
+	// configuration.
+	tls *tls.Config
+	// startTLSInReader lists STARTTLS only after MODE READER, as a
+	// mode-switching server may (RFC 3977 section 5.3.3).
+	startTLSInReader bool
+	// capsTLS, if set, are the capabilities under TLS in place of caps.
+	capsTLS []string
 }
 
 // fakeGroup is a group whose articles article(n) makes, low to high.
@@ -190,6 +209,7 @@ func (f *fake) serve(c net.Conn) {
 		user     string
 		reader   = !f.opts.modeReader
 		selected *fakeGroup
+		secure   bool
 	)
 	for {
 		raw, err := br.ReadString('\n')
@@ -198,7 +218,11 @@ func (f *fake) serve(c net.Conn) {
 		}
 		line := strings.TrimRight(raw, "\r\n")
 		f.mu.Lock()
-		f.log = append(f.log, line)
+		if secure {
+			f.log = append(f.log, "[tls] "+line)
+		} else {
+			f.log = append(f.log, line)
+		}
 		f.mu.Unlock()
 		if f.opts.stall[line] {
 			io.Copy(io.Discard, br) // until the client or the test hangs up
@@ -213,7 +237,7 @@ func (f *fake) serve(c net.Conn) {
 		}
 		verb, arg, _ := strings.Cut(line, " ")
 		verb = strings.ToUpper(verb)
-		if !authed && verb != "CAPABILITIES" && verb != "MODE" && verb != "AUTHINFO" && verb != "QUIT" {
+		if !authed && verb != "CAPABILITIES" && verb != "MODE" && verb != "AUTHINFO" && verb != "STARTTLS" && verb != "QUIT" {
 			send("480 Authentication required for command\r\n")
 			continue
 		}
@@ -224,12 +248,30 @@ func (f *fake) serve(c net.Conn) {
 				break
 			}
 			caps := append([]string{"VERSION 2"}, f.opts.caps...)
+			if secure && f.opts.capsTLS != nil {
+				caps = append([]string{"VERSION 2"}, f.opts.capsTLS...)
+			}
+			if f.opts.tls != nil && !secure && (reader || !f.opts.startTLSInReader) {
+				caps = append(caps, "STARTTLS")
+			}
 			if reader {
 				caps = append(caps, "READER")
 			} else {
 				caps = append(caps, "MODE-READER")
 			}
 			send("101 Capability list:\r\n" + strings.Join(caps, "\r\n") + "\r\n.\r\n")
+		case "STARTTLS":
+			if f.opts.tls == nil || secure {
+				send("502 Command unavailable\r\n")
+				break
+			}
+			send("382 Continue with TLS negotiation\r\n")
+			tc := tls.Server(c, f.opts.tls)
+			if tc.Handshake() != nil {
+				return
+			}
+			secure = true
+			br, bw = bufio.NewReader(tc), bufio.NewWriter(tc)
 		case "MODE":
 			reader = true
 			send("200 Reader mode, posting permitted\r\n")
@@ -360,4 +402,37 @@ func (f *fake) over(g *fakeGroup, arg string, bw *bufio.Writer) {
 	}
 	bw.WriteString(".\r\n")
 	bw.Flush()
+}
+
+// fakeTLS returns the TLS configuration of a fake server for 127.0.0.1,
+// with a certificate made for the test, and the pool a client trusts it
+// with.
+func fakeTLS(t testing.TB) (*tls.Config, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "fake news server"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}}}, pool
 }

@@ -78,28 +78,30 @@ func decodeWords(dec *mime.WordDecoder, s string) string {
 
 // articleURL is the URL of article n of the listed group: its news:
 // URL by message-id for a news: listing, its nntp: URL by number for an
-// nntp: one, or for a message-id that no news: URL can carry.
+// nntp: one, or for a message-id that no news: URL can carry. A TLS
+// listing's (snews:, nntps:) are snews: and nntps: URLs: a listing read
+// over TLS leads to articles read over TLS.
 func (t *target) articleURL(n int64, messageID string) string {
-	if t.scheme == "news" {
+	if t.scheme == "news" || t.scheme == "snews" {
 		id := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(messageID), "<"), ">")
-		if s, ok := newsArticleURL(id); ok {
+		if s, ok := newsArticleURL(id, t.secure); ok {
 			return s
 		}
 	}
-	return (&uri.NNTP{Login: t.serverLogin(), Group: t.group, Article: n}).String()
+	return (&uri.NNTP{Secure: t.secure, Login: t.serverLogin(), Group: t.group, Article: n}).String()
 }
 
-// newsArticleURL returns news:<id>, if it is a URL that parses back to
-// id. uri.Parse wants a host name after the "@", which message-ids need
-// not have ("<x@[127.0.0.1]>").
-func newsArticleURL(id string) (string, bool) {
+// newsArticleURL returns news:<id> (snews:<id> when secure), if it is a
+// URL that parses back to id. uri.Parse wants a host name after the "@",
+// which message-ids need not have ("<x@[127.0.0.1]>").
+func newsArticleURL(id string, secure bool) (string, bool) {
 	at := strings.LastIndexByte(id, '@')
 	// Issue 12: an id with white space is one the driver refuses to ask
 	// for (target.check); its article is asked for by number.
 	if at <= 0 || at == len(id)-1 || strings.ContainsAny(id, "\r\n\x00 \t") {
 		return "", false
 	}
-	s := (&uri.News{MessageID: id}).String()
+	s := (&uri.News{Secure: secure, MessageID: id}).String()
 	u, err := uri.Parse(s)
 	if err != nil {
 		return "", false
@@ -110,15 +112,20 @@ func newsArticleURL(id string) (string, bool) {
 	return s, true
 }
 
-// serverLogin is the host and port of nntp URLs to t's server: the
-// URL's own for an nntp URL, the news server's for a news URL.
+// serverLogin is the host and port of nntp (or nntps) URLs to t's
+// server: the URL's own for an nntp URL, the news server's for a news
+// URL, without the port when it is the scheme's default.
 func (t *target) serverLogin() uri.Login {
-	if t.scheme == "nntp" {
+	if t.scheme == "nntp" || t.scheme == "nntps" {
 		return t.login
 	}
 	host, port, _ := net.SplitHostPort(t.addr)
 	l := uri.Login{Host: host}
-	if p, _ := strconv.Atoi(port); p != DefaultPort {
+	def := DefaultPort
+	if t.secure {
+		def = DefaultTLSPort
+	}
+	if p, _ := strconv.Atoi(port); p != def {
 		l.Port = p
 	}
 	return l
@@ -166,22 +173,23 @@ func (t *target) activeEntry(line string) (fetch.Entry, error) {
 		Size:  -1,
 		Title: fmt.Sprintf("%d %s, %s", count, articles, postingStatus(f[3])),
 	}
-	if s, ok := newsGroupURL(f[0]); ok && t.scheme == "news" {
+	if s, ok := newsGroupURL(f[0], t.secure); ok && (t.scheme == "news" || t.scheme == "snews") {
 		e.URL = s
 	} else {
-		e.URL = (&uri.NNTP{Login: t.serverLogin(), Group: f[0]}).String()
+		e.URL = (&uri.NNTP{Secure: t.secure, Login: t.serverLogin(), Group: f[0]}).String()
 	}
 	return e, nil
 }
 
-// newsGroupURL returns news:group, if it is a URL that lists the group.
-// Issue 12: a news: URL with "@" is an article, and one with a wildmat
-// character a list of groups; a group so named gets an nntp: URL.
-func newsGroupURL(group string) (string, bool) {
+// newsGroupURL returns news:group (snews:group when secure), if it is a
+// URL that lists the group. Issue 12: a news: URL with "@" is an article,
+// and one with a wildmat character a list of groups; a group so named
+// gets an nntp: URL.
+func newsGroupURL(group string, secure bool) (string, bool) {
 	if strings.IndexByte(group, '@') >= 0 || isWildmat(group) {
 		return "", false
 	}
-	return (&uri.News{Group: group}).String(), true
+	return (&uri.News{Secure: secure, Group: group}).String(), true
 }
 
 // postingStatus describes the status field of an active line.

@@ -1,15 +1,17 @@
 // Package nntp is the driver for news: and nntp: URLs (RFC 1738 sections
-// 3.6 and 3.7), a client of the Network News Transfer Protocol of RFC 3977
-// on net/textproto, with the AUTHINFO USER/PASS of RFC 4643 and the
+// 3.6 and 3.7) and their TLS forms snews: and nntps: (RFC 5538), a client
+// of the Network News Transfer Protocol of RFC 3977 on net/textproto, with
+// the AUTHINFO USER/PASS of RFC 4643, the STARTTLS of RFC 4642, and the
 // XOVER and MODE READER of older servers (RFC 2980).
 //
-// One Driver serves both schemes:
+// One Driver serves the four schemes:
 //
 //	news:<message-id>            ARTICLE <message-id>
 //	news:<group>                 GROUP, then OVER: the group's articles
 //	news:*                       LIST ACTIVE: every group
 //	nntp://host:port/group/N     GROUP group, then ARTICLE N
 //	nntp://host:port/group       GROUP, then OVER, as news:group
+//	snews:..., nntps://...       the same, over TLS
 //
 // A news: URL names no server (RFC 1738 section 3.6): its server is the
 // Driver's Server setting, which the fetch command fills from
@@ -17,6 +19,19 @@
 // default). Beyond RFC 1738, a news: group with wildmat characters
 // (news:comp.lang.*, as RFC 5538 allows) lists the matching groups, and
 // nntp://host/ with no group lists the server's groups.
+//
+// nntps: and snews: URLs speak TLS from the first byte (port 563 by
+// default; an snews: URL goes to the Server setting, at port 563 when the
+// setting names none), with the Client's TLSConfig. A news: or nntp: URL
+// stays in cleartext unless the Client's TLSUpgrade asks for TLS (curl's
+// --ssl and --ssl-reqd): then, after the greeting, the driver sends
+// STARTTLS when the server's capabilities offer it, runs the TLS handshake
+// on the same connection at the server's 382, and asks for the
+// capabilities again, forgetting what it learned in cleartext (RFC 4642
+// section 2.2.2). A server that offers no STARTTLS, or refuses it, leaves
+// the connection in cleartext with fetch.UpgradeTry (the trace says so),
+// and fails the fetch with fetch.ErrTLS with fetch.UpgradeRequire. Either
+// way STARTTLS comes before any AUTHINFO.
 //
 // An article is a Document of type message/rfc822: the article as the
 // server sends it, dot-stuffing undone and CRLF line ends turned into LF,
@@ -56,6 +71,7 @@ package nntp
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"strconv"
@@ -67,6 +83,10 @@ import (
 
 // DefaultPort is the NNTP port (RFC 3977 section 3.1).
 const DefaultPort = 119
+
+// DefaultTLSPort is the port of NNTP over implicit TLS, of nntps: and
+// snews: URLs (RFC 4642 section 1, RFC 5538 section 2).
+const DefaultTLSPort = 563
 
 // DefaultMaxEntries is how many articles a group listing shows when
 // Driver.MaxEntries is 0.
@@ -91,6 +111,7 @@ const (
 	StatusOverviewFollows    = 224 // overview information follows
 	StatusAuthAccepted       = 281 // authentication accepted
 	StatusPasswordRequired   = 381 // password required (after AUTHINFO USER)
+	StatusContinueWithTLS    = 382 // continue with TLS negotiation (STARTTLS)
 	StatusUnavailable        = 400 // service not available, or no longer
 	StatusNoSuchGroup        = 411 // no such newsgroup
 	StatusNoCurrentArticle   = 420 // current article number is invalid
@@ -104,6 +125,7 @@ const (
 	StatusSyntaxError        = 501 // syntax error in the command
 	StatusPermissionDenied   = 502 // service or command not permitted
 	StatusNotSupported       = 503 // feature not supported
+	StatusTLSUnavailable     = 580 // can not initiate TLS negotiation (STARTTLS)
 )
 
 // ReplyError is a reply of the server that ended a fetch: a missing
@@ -123,17 +145,19 @@ type ArticleRange struct {
 	First, Last int64
 }
 
-// Driver fetches news and nntp URLs. Its zero value serves nntp URLs and
-// needs Server for news URLs. Set its fields before the first Fetch; a
-// Driver is safe for concurrent use.
+// Driver fetches news, nntp, snews and nntps URLs. Its zero value serves
+// nntp and nntps URLs and needs Server for news and snews URLs. Set its
+// fields before the first Fetch; a Driver is safe for concurrent use.
 //
 // A finished fetch leaves its connection idle in the Driver (at most the
 // Client's MaxIdleConnsPerHost per server and user, for its
 // IdleConnTimeout: fetch.IdlePool) for the next fetch to the same server,
-// through whichever Client that fetch comes. Close ends them with QUIT.
+// through whichever Client that fetch comes, with the same use of TLS
+// and, for a TLS connection, the same Client's TLS settings. Close ends
+// them with QUIT.
 type Driver struct {
-	// Server is the news server of news URLs, "host" or "host:port"
-	// (port 119 by default).
+	// Server is the news server of news and snews URLs, "host" or
+	// "host:port" (port 119 by default, 563 for snews URLs).
 	Server string
 	// MaxEntries is how many articles a group listing shows, newest
 	// first: 0 means DefaultMaxEntries, a negative number every article.
@@ -152,10 +176,13 @@ var (
 	_ io.Closer           = (*Driver)(nil) // Client.Close ends the idle connections
 )
 
-// CheckFollow accepts every news and nntp URL: reading an article or a
-// group sends nothing of the user's. A news: URL a server chose is read
-// from the news server the user configured, and no password is asked for
-// it (fetch.Request.Password).
+// CheckFollow accepts every news, nntp, snews and nntps URL: reading an
+// article or a group sends nothing of the user's. A news: or snews: URL
+// a server chose is read from the news server the user configured, and no
+// password is asked for it (fetch.Request.Password). Whether a hop may
+// leave TLS (from nntps or snews to nntp or news) is the Client's rule
+// (fetch.Client.CheckHop), not the driver's; the entries of a TLS
+// listing are TLS URLs themselves.
 func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
 
 // kind is what a URL asks for.
@@ -176,9 +203,10 @@ type target struct {
 	group  string // group, or wildmat for a groupList ("" for all)
 	number int64
 
+	secure  bool      // nntps or snews: TLS from the first byte
 	addr    string    // host:port to dial
 	port    int       // its port
-	host    string    // for netrc and messages
+	host    string    // for netrc, messages and the certificate
 	login   uri.Login // of an nntp URL, for its entries' URLs (no password)
 	user    string    // from an nntp URL
 	pass    string    // from an nntp URL
@@ -188,19 +216,41 @@ type target struct {
 }
 
 // poolKey says which idle connections a fetch may take: the same server,
-// logged in (or not yet) as the same user.
+// logged in (or not yet) as the same user, with TLS as the fetch wants it.
 type poolKey struct {
 	addr, user, pass string
+	tls              tlsUse
+	// tlsID tells apart the TLS settings a connection was made under,
+	// for a Driver registered with several Clients: the session cache
+	// of the Client's TLS configuration, which the Client makes once
+	// (fetch.Request.TLSConfig). A connection one Client verified with
+	// its roots (or did not verify, -k) never serves another Client.
+	// nil for cleartext.
+	tlsID tls.ClientSessionCache
 }
+
+// tlsUse is how a connection uses TLS.
+type tlsUse int
+
+const (
+	cleartext       tlsUse = iota // news, nntp: no TLS asked for
+	implicitTLS                   // snews, nntps: TLS from the first byte
+	startTLSTry                   // news, nntp with fetch.UpgradeTry
+	startTLSRequire               // news, nntp with fetch.UpgradeRequire
+)
 
 // Fetch retrieves the article, group listing or list of groups the URL
 // names. If the server refuses, the error wraps a *ReplyError: 430, 411
-// and 423 are fetch.ErrNotFound, 480 to 483 and 502 fetch.ErrAuth.
+// and 423 are fetch.ErrNotFound, 480 to 483 and 502 fetch.ErrAuth. A TLS
+// handshake that fails is fetch.ErrTLS (a certificate that does not
+// verify, a *fetch.CertificateError), and so is a STARTTLS that
+// fetch.UpgradeRequire asked for and the server did not give.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
 	t, err := d.target(req.URL)
 	if err != nil {
 		return nil, err
 	}
+	t.upgrade(req)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -244,9 +294,9 @@ func (d *Driver) run(ctx context.Context, req *fetch.Request, c *conn, t *target
 
 // target decodes u.
 func (d *Driver) target(u *uri.URL) (*target, error) {
-	t := &target{scheme: u.Scheme}
+	t := &target{scheme: u.Scheme, secure: fetch.TLSScheme(u.Scheme)}
 	switch u.Scheme {
-	case "news":
+	case "news", "snews":
 		n, err := u.News()
 		if err != nil {
 			return nil, fetch.Errorf(fetch.ErrURL, "nntp: %w", err)
@@ -268,14 +318,18 @@ func (d *Driver) target(u *uri.URL) (*target, error) {
 			return nil, fetch.Errorf(fetch.ErrUnsupported,
 				"nntp: no news server is set, and news: URLs name none (RFC 1738 section 3.6): give one with --news-server HOST[:PORT] or NNTPSERVER=HOST[:PORT] (nntp.Driver.Server in a program)")
 		}
-		host, port, err := fetch.SplitAddr(d.Server, DefaultPort)
+		defaultPort := DefaultPort
+		if t.secure {
+			defaultPort = DefaultTLSPort // RFC 5538 section 2: snews is port 563
+		}
+		host, port, err := fetch.SplitAddr(d.Server, defaultPort)
 		if err != nil {
 			return nil, fetch.Errorf(fetch.ErrUnsupported, "nntp: news server setting: %v", err)
 		}
 		t.host, t.addr, t.port = host, net.JoinHostPort(host, strconv.Itoa(port)), port
-	case "nntp":
+	case "nntp", "nntps":
 		if !u.Authority || u.Host == "" {
-			return nil, fetch.Errorf(fetch.ErrURL, "nntp: %s: an nntp URL needs //host (RFC 1738 section 3.7)", u.Redacted())
+			return nil, fetch.Errorf(fetch.ErrURL, "nntp: %s: an %s URL needs //host (RFC 1738 section 3.7)", u.Redacted(), u.Scheme)
 		}
 		if u.URLPath() == "" {
 			// Beyond RFC 1738: the server itself, its list of groups.
@@ -294,7 +348,7 @@ func (d *Driver) target(u *uri.URL) (*target, error) {
 			t.login = n.Login
 			t.login.Password, t.login.HasPassword = "", false
 		}
-		t.host, t.addr = u.Host, u.Hostport()
+		t.host, t.addr, t.port = u.Host, u.Hostport(), u.PortNumber()
 		if u.HasUser {
 			t.cred, t.user = true, u.Username()
 			t.pass, t.hasPass = u.PasswordValue()
@@ -309,10 +363,29 @@ func (d *Driver) target(u *uri.URL) (*target, error) {
 			return nil, err
 		}
 	default:
-		return nil, fetch.Errorf(fetch.ErrUnsupported, "nntp: the driver serves news: and nntp: URLs, not %s:", u.Scheme)
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "nntp: the driver serves news:, nntp:, snews: and nntps: URLs, not %s:", u.Scheme)
 	}
 	t.key = poolKey{addr: t.addr, user: t.user, pass: t.pass}
+	if t.secure {
+		t.key.tls = implicitTLS
+	}
 	return t, nil
+}
+
+// upgrade applies the Client's TLSUpgrade to a cleartext target, and
+// keys a connection that may use TLS by the Client's TLS settings.
+func (t *target) upgrade(req *fetch.Request) {
+	if !t.secure {
+		switch req.TLSUpgrade() {
+		case fetch.UpgradeTry:
+			t.key.tls = startTLSTry
+		case fetch.UpgradeRequire:
+			t.key.tls = startTLSRequire
+		}
+	}
+	if t.key.tls != cleartext {
+		t.key.tlsID = req.TLSConfig(t.host).ClientSessionCache
+	}
 }
 
 // check refuses a group or message-id that cannot go into a command line:
