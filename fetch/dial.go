@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/urlfetch/urlfetch/uri"
@@ -140,6 +142,12 @@ type Conn struct {
 	net.Conn
 	idle time.Duration
 
+	// ack is the socket for quick ACKs (see quickAck), nil where the
+	// platform or the connection has none; acked counts the bytes read
+	// since the last write.
+	ack   syscall.RawConn
+	acked atomic.Int64
+
 	mu   sync.Mutex
 	ctx  context.Context
 	stop func() bool
@@ -147,8 +155,35 @@ type Conn struct {
 
 func newConn(ctx context.Context, nc net.Conn, idle time.Duration) *Conn {
 	c := &Conn{Conn: nc, idle: idle}
+	if quickAckWorks {
+		if sc, ok := nc.(syscall.Conn); ok {
+			c.ack, _ = sc.SyscallConn()
+		}
+	}
 	c.Bind(ctx)
 	return c
+}
+
+// quickAckBytes is how much of a reply is acknowledged at once: a line
+// protocol's replies are a few lines, and a bulk stream past this needs
+// no help, its sender never waiting on a single ACK.
+const quickAckBytes = 64 << 10
+
+// quickAck asks the kernel to acknowledge what comes next at once. Line
+// protocols write a multi-line reply as a status line and then the rest
+// (INN's 220 to ARTICLE, 101 to CAPABILITIES); with Nagle on the server
+// and delayed ACKs here, the rest waits some 40 ms for the ACK of the
+// first line, once per reply. Linux's TCP_QUICKACK lifts the delay, but
+// it is not sticky: the kernel may fall back to delayed ACKs, so it is
+// set again after each read, until quickAckBytes of the reply are in. A
+// write (the next command) starts the count again; a data connection,
+// which never writes, stops after its first quickAckBytes.
+func (c *Conn) quickAck(n int) {
+	if c.ack == nil || c.acked.Load() >= quickAckBytes {
+		return
+	}
+	c.acked.Add(int64(n))
+	c.ack.Control(setQuickAck)
 }
 
 // Bind ties the connection to ctx in place of the context it had: a
@@ -185,6 +220,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if err != nil {
 		err = c.mapError("read", err)
+	} else {
+		c.quickAck(n)
 	}
 	return n, err
 }
@@ -197,6 +234,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	if err := c.context().Err(); err != nil {
 		return 0, err
 	}
+	c.acked.Store(0)
 	n, err := c.Conn.Write(p)
 	if err != nil {
 		err = c.mapError("write", err)

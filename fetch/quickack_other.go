@@ -1,0 +1,8 @@
+//go:build !linux
+
+package fetch
+
+// quickAckWorks: only Linux has TCP_QUICKACK.
+const quickAckWorks = false
+
+func setQuickAck(uintptr) {}
