@@ -203,11 +203,17 @@ func runFetchInput(t testing.TB, dir, input string, args ...string) cmdResult {
 // and args as they are: without --cacert, it trusts the system's roots.
 func execFetch(t testing.TB, dir, input string, args ...string) cmdResult {
 	t.Helper()
+	return execFetchEnv(t, dir, input, nil, args...)
+}
+
+// execFetchEnv is execFetch with extra environment variables.
+func execFetchEnv(t testing.TB, dir, input string, extraEnv []string, args ...string) cmdResult {
+	t.Helper()
 	cmd := exec.Command(fetchBin, args...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(input)
 	peakFile := filepath.Join(t.TempDir(), "peak-rss")
-	cmd.Env = append(os.Environ(), "NETRC=/nonexistent", "URLFETCH_PEAK_RSS_FILE="+peakFile)
+	cmd.Env = append(append(os.Environ(), "NETRC=/nonexistent", "URLFETCH_PEAK_RSS_FILE="+peakFile), extraEnv...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

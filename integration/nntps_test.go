@@ -4,10 +4,8 @@ package integration
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,30 +23,6 @@ import (
 // both have a certificate of the test CA (TLS_CA), which these tests
 // trust explicitly: a tls.Config whose RootCAs hold it, or --cacert.
 
-// tlsCAFile returns the path of the harness's test CA, in PEM.
-func tlsCAFile(t testing.TB) string {
-	t.Helper()
-	p := env(t, "TLS_CA")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("TLS_CA %s: %v", p, err)
-	}
-	return p
-}
-
-// tlsCAPool returns a pool that holds the test CA.
-func tlsCAPool(t testing.TB) *x509.CertPool {
-	t.Helper()
-	b, err := os.ReadFile(tlsCAFile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(b) {
-		t.Fatalf("TLS_CA %s holds no PEM certificate", tlsCAFile(t))
-	}
-	return pool
-}
-
 // conn returns the client's i-th connection (from 0).
 func (tp *nntpTap) conn(i int) *tapConn {
 	tp.mu.Lock()
@@ -64,7 +38,7 @@ func nntpsBase(t testing.TB) string { return "nntps://" + addr(t, "NNTPS") }
 func tlsNewsClient(t testing.TB, up fetch.Upgrade) (*fetch.Client, *nntpTap) {
 	t.Helper()
 	c, d, tap := newsClient(t)
-	c.TLSConfig = &tls.Config{RootCAs: tlsCAPool(t)}
+	c.TLSConfig = testTLS(t)
 	c.TLSUpgrade = up
 	d.Server = addr(t, "NNTPS")
 	return c, tap
@@ -170,7 +144,7 @@ func TestNNTPSListing(t *testing.T) {
 // and -v shows the handshake.
 func TestSNewsCommand(t *testing.T) {
 	_, wantBody := articleFile(t, "01-hello.art")
-	r := runFetch(t, t.TempDir(), "-v", "--cacert", tlsCAFile(t), "--news-server", addr(t, "NNTPS"), "snews:hello@urlfetch.test")
+	r := runFetch(t, t.TempDir(), "-v", "--cacert", env(t, "TLS_CA"), "--news-server", addr(t, "NNTPS"), "snews:hello@urlfetch.test")
 	if r.code != 0 {
 		t.Fatalf("fetch snews:hello@urlfetch.test: exit %d: %s", r.code, r.stderr)
 	}
@@ -193,7 +167,7 @@ func TestNNTPStartTLSCommand(t *testing.T) {
 		t.Fatalf("fetch %s: exit %d: %s", url, plain.code, plain.stderr)
 	}
 	for _, flag := range []string{"--ssl", "--ssl-reqd"} {
-		r := runFetch(t, dir, "-v", flag, "--cacert", tlsCAFile(t), url)
+		r := runFetch(t, dir, "-v", flag, "--cacert", env(t, "TLS_CA"), url)
 		if r.code != 0 {
 			t.Errorf("fetch %s %s: exit %d: %s", flag, url, r.code, r.stderr)
 			continue
@@ -243,7 +217,7 @@ func TestNNTPStartTLSPool(t *testing.T) {
 		return c
 	}
 	plain := newClient(nil, fetch.UpgradeDefault)
-	starttls := newClient(&tls.Config{RootCAs: tlsCAPool(t)}, fetch.UpgradeRequire)
+	starttls := newClient(testTLS(t), fetch.UpgradeRequire)
 	insecure := newClient(&tls.Config{InsecureSkipVerify: true}, fetch.UpgradeRequire)
 	for i, step := range []struct {
 		c     *fetch.Client
@@ -274,21 +248,7 @@ func runFetchTrustingNone(t testing.TB, dir string, args ...string) cmdResult {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(fetchBin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NETRC=/nonexistent", "SSL_CERT_FILE="+empty, "SSL_CERT_DIR="+t.TempDir())
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := cmdResult{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running fetch %q: %v", args, err)
-	}
-	return r
+	return execFetchEnv(t, dir, "", []string{"SSL_CERT_FILE=" + empty, "SSL_CERT_DIR=" + t.TempDir()}, args...)
 }
 
 // A certificate the client does not trust: exit 11, the error naming the
@@ -314,7 +274,7 @@ func TestNNTPSUntrusted(t *testing.T) {
 // and never answers, so the handshake waits.
 func TestNNTPSConformance(t *testing.T) {
 	base := nntpsBase(t)
-	pool := tlsCAPool(t)
+	pool := testTLS(t).RootCAs
 	fetchtest.Run(t, fetchtest.Opt{
 		Scheme: "nntps",
 		NewClient: func(t testing.TB) *fetch.Client {
@@ -340,7 +300,7 @@ func TestNNTPSConformance(t *testing.T) {
 
 func TestSNewsConformance(t *testing.T) {
 	server := addr(t, "NNTPS")
-	pool := tlsCAPool(t)
+	pool := testTLS(t).RootCAs
 	fetchtest.Run(t, fetchtest.Opt{
 		Scheme: "snews",
 		NewClient: func(t testing.TB) *fetch.Client {
