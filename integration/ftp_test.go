@@ -45,17 +45,17 @@ func anonFile(t testing.TB, name string) []byte {
 	return b
 }
 
-// traceClient is client(t) whose trace also lands in the returned
-// buffer, one line each.
-func traceClient(t testing.TB) (*fetch.Client, *strings.Builder) {
+// traceClient is client(t) whose trace also lands in the returned log,
+// which drivers may write from any goroutine.
+func traceClient(t testing.TB) (*fetch.Client, *fetchtest.TraceLog) {
 	c := client(t)
-	var b strings.Builder
+	log := &fetchtest.TraceLog{}
 	next := c.Trace
 	c.Trace = func(dir fetch.Direction, line string) {
-		fmt.Fprintf(&b, "%c %s\n", dir, line)
+		log.Add(dir, line)
 		next(dir, line)
 	}
-	return c, &b
+	return c, log
 }
 
 func TestFTPConformance(t *testing.T) { ftpConformance(t, "ftp", addr(t, "FTP"), nil) }

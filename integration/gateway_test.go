@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	fetchhttp "github.com/urlfetch/urlfetch/fetch/http"
 )
 
@@ -30,7 +31,7 @@ import (
 func squidURL(t testing.TB) string { return "http://" + addr(t, "SQUID") }
 
 // squidClient is traceClient(t) sending ftp: URLs through squid.
-func squidClient(t testing.TB) (*fetch.Client, *strings.Builder) {
+func squidClient(t testing.TB) (*fetch.Client, *fetchtest.TraceLog) {
 	c, trace := traceClient(t)
 	c.Gateway = (&fetch.Gateways{ByScheme: map[string]string{"ftp": squidURL(t)}}).Gateway
 	return c, trace

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
-	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	fetchhttp "github.com/urlfetch/urlfetch/fetch/http"
 )
 
@@ -26,18 +25,6 @@ import (
 // CA of servers.env; the CONNECT tunnel through the harness's squid.
 
 func httpsBase(t testing.TB) string { return "https://" + addr(t, "HTTPS") }
-
-// tracedClient is client(t) whose trace also goes to the returned log.
-func tracedClient(t testing.TB) (*fetch.Client, *fetchtest.TraceLog) {
-	c := client(t)
-	log := &fetchtest.TraceLog{}
-	logf := c.Trace
-	c.Trace = func(dir fetch.Direction, line string) {
-		log.Add(dir, line)
-		logf(dir, line)
-	}
-	return c, log
-}
 
 // helloFile is the harness's hello.txt, which both nginx servers serve.
 func helloFile(t testing.TB) []byte {
@@ -54,7 +41,7 @@ func helloFile(t testing.TB) []byte {
 // and issuer), the request's pseudo-header fields as sent, and the
 // reply's :status.
 func TestHTTPSNegotiatesH2(t *testing.T) {
-	c, log := tracedClient(t)
+	c, log := traceClient(t)
 	c.TLSConfig = testTLS(t)
 	resp, body := get(t, c, httpsBase(t)+"/hello.txt")
 	if want := helloFile(t); !bytes.Equal(body, want) || resp.Length != int64(len(want)) {
@@ -234,7 +221,7 @@ func TestHTTPSThroughSquid(t *testing.T) {
 	}
 	before := logged()
 
-	c, log := tracedClient(t)
+	c, log := traceClient(t)
 	c.TLSConfig = testTLS(t)
 	_, body := get(t, c, httpsBase(t)+"/hello.txt")
 	if !bytes.Equal(body, helloFile(t)) {
@@ -290,7 +277,7 @@ func TestHTTPSThroughSOCKS(t *testing.T) {
 			go socksRelay(c)
 		}
 	}()
-	c, log := tracedClient(t)
+	c, log := traceClient(t)
 	c.TLSConfig = testTLS(t)
 	c.Gateway = (&fetch.Gateways{ByScheme: map[string]string{"https": "socks5://" + ln.Addr().String()}}).Gateway
 	_, body := get(t, c, httpsBase(t)+"/hello.txt")

@@ -30,8 +30,20 @@ func (l *TraceLog) Lines() []string {
 	return append([]string(nil), l.lines...)
 }
 
-// String returns the lines recorded so far, one a line, for a test's
-// failure message.
+// String returns the lines recorded so far, each ended by "\n", for a
+// test to search ("> QUIT\n") and for its failure message.
 func (l *TraceLog) String() string {
-	return strings.Join(l.Lines(), "\n")
+	var b strings.Builder
+	for _, line := range l.Lines() {
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Reset forgets the lines recorded so far.
+func (l *TraceLog) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = nil
 }

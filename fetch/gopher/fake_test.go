@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -127,11 +126,6 @@ func (s *fakeServer) serve(c net.Conn) {
 func (s *fakeServer) hostPort() (string, int) {
 	a := s.l.Addr().(*net.TCPAddr)
 	return a.IP.String(), a.Port
-}
-
-func (s *fakeServer) portText() string {
-	_, p := s.hostPort()
-	return strconv.Itoa(p)
 }
 
 // newClient returns a Client with d registered for gopher, tracing into a

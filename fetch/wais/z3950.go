@@ -305,14 +305,6 @@ func decodeRPN(e element, depth int) (*rpnNode, error) {
 	return nil, berError("query element %v this client does not read", e)
 }
 
-// terms returns the terms of a query, left to right.
-func (n *rpnNode) terms() []string {
-	if n.Left != nil {
-		return append(n.Left.terms(), n.Right.terms()...)
-	}
-	return []string{string(n.Term)}
-}
-
 // zSearch is a SearchRequest with a type-1 query over attribute set
 // AttrSet.
 type zSearch struct {
