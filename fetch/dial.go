@@ -80,24 +80,24 @@ func (c *Client) dial(ctx context.Context, network, addr string) (*Conn, error) 
 		defer cancel()
 		nc, err := c.DialContext(cctx, network, addr)
 		if err != nil {
-			return nil, dialError(ctx, addr, err)
+			return nil, dialError(ctx, addr, c.connectTimeout(), err)
 		}
 		return newConn(ctx, nc, c.idleTimeout()), nil
 	}
 	nc, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		return nil, dialError(ctx, addr, err)
+		return nil, dialError(ctx, addr, c.connectTimeout(), err)
 	}
 	return newConn(ctx, nc, c.idleTimeout()), nil
 }
 
-func dialError(ctx context.Context, addr string, err error) error {
+func dialError(ctx context.Context, addr string, timeout time.Duration, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return Errorf(ErrTimeout, "connect to %s: timed out: %w", addr, err)
+		return &TimeoutError{Wait: "connect", Addr: addr, After: timeout, Err: err}
 	}
 	return Errorf(ErrConnect, "connect to %s: %w", addr, unwrapOpError(err))
 }
@@ -248,7 +248,7 @@ func (c *Conn) mapError(op string, err error) error {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return Errorf(ErrTimeout, "%s: no data from %s for %s: %w", op, c.RemoteAddr(), c.idle, err)
+		return &TimeoutError{Wait: "idle", Addr: c.RemoteAddr().String(), After: c.idle, Err: err}
 	}
 	return err
 }

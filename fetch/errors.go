@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // The classes of failure. Every error a Client returns (and every error a
@@ -109,6 +110,28 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Timeout reports whether the error is a timeout, as net.Error does.
 func (e *Error) Timeout() bool { return errors.Is(e.Err, ErrTimeout) }
+
+// A TimeoutError is a wait on one connection that passed one of the
+// Client's timeouts: connecting (ConnectTimeout) or a read or write that
+// saw no progress (IdleTimeout). It is an ErrTimeout.
+type TimeoutError struct {
+	Wait  string // "connect" or "idle"
+	Addr  string // host:port
+	After time.Duration
+	Err   error // the network's error
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Wait == "connect" {
+		return fmt.Sprintf("could not connect to %s within %s", e.Addr, e.After)
+	}
+	return fmt.Sprintf("no data from %s for %s", e.Addr, e.After)
+}
+
+func (e *TimeoutError) Unwrap() []error { return []error{ErrTimeout, e.Err} }
+
+// Timeout reports true, as net.Error does.
+func (e *TimeoutError) Timeout() bool { return true }
 
 // kindError is an error of a kind with a message of its own, so the kind's
 // text ("fetch: not found") does not clutter what a person reads.

@@ -11,6 +11,7 @@ import (
 // drivers registered with it. The file of each group (flags_ftp.go,
 // flags_policy.go, ...) holds its flags and its configure function.
 type driverOption struct {
+	title     string // the help's group: a scheme's, or what it is about
 	flags     []cli.Flag
 	configure func(c *cli.Context, cl *fetch.Client, ds *all.Drivers) error
 }
@@ -41,6 +42,9 @@ func driverOptions() []driverOption {
 func driverFlags() []cli.Flag {
 	var fs []cli.Flag
 	for _, o := range driverOptions() {
+		if o.title != "" {
+			inCategory(o.title, o.flags...)
+		}
 		fs = append(fs, o.flags...)
 	}
 	return fs
@@ -64,6 +68,7 @@ func configureDrivers(c *cli.Context, cl *fetch.Client, ds *all.Drivers) error {
 // meaning, whichever drivers read it.
 func searchOptions() driverOption {
 	return driverOption{
+		title: "gopher and wais searches",
 		flags: []cli.Flag{
 			&cli.StringFlag{Name: "search", Usage: "search for `WORDS` when a gopher type-7 URL (gopher://host/7/selector) or a wais database URL (wais://host/db) carries no search"},
 		},

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
+	"github.com/urlfetch/urlfetch/uri"
 )
 
 // options are the command line's settings for fetching.
@@ -97,13 +100,22 @@ func optionsFrom(c *cli.Context) (*options, error) {
 	return o, nil
 }
 
-// fetchOne fetches raw once into sk, its output.
+// fetchOne fetches raw once into sk, its output, within --timeout.
 func fetchOne(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) error {
-	if o.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
-		defer cancel()
+	if o.timeout <= 0 {
+		return fetchOnce(ctx, o, raw, sk, stdin, stdout, stderr)
 	}
+	tctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	err := fetchOnce(tctx, o, raw, sk, stdin, stdout, stderr)
+	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		return &gaveUpError{after: o.timeout, err: err}
+	}
+	return err
+}
+
+// fetchOnce is one attempt at raw.
+func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) error {
 	req, err := o.client.NewRequest(raw)
 	if err != nil {
 		return err
@@ -251,18 +263,99 @@ func writeMetaJSON(w io.Writer, resp *fetch.Response) error {
 	return json.NewEncoder(w).Encode(m)
 }
 
-// errorLine is the one line a failed URL prints: what failed, the masked
-// URL, and the cause with the server's own words.
+// errorLine is the one line a failed URL prints: the URL once (its
+// password masked), then what went wrong in a person's words. The name of
+// the driver that a library error starts with ("ftp: ...") goes, for the
+// URL names its scheme already; a timeout names the option that sets it;
+// an interrupted fetch says so rather than "context canceled".
 func errorLine(err error) string {
-	hint := ""
-	if errors.As(err, new(*fetch.CertificateError)) {
-		hint = " (trust its issuer with --cacert FILE, or skip the check with -k)"
-	}
+	url, msg := "", err.Error()
 	var fe *fetch.Error
-	if errors.As(err, &fe) && fe.Op == "fetch" {
-		return "fetch: " + fe.URL + ": " + oneLine(fe.Err.Error()) + hint
+	if errors.As(err, &fe) {
+		url, msg = fe.URL, fe.Err.Error()
+		if fe.Op == "parse" {
+			msg = "not a URL: " + msg + suggestURL(fe.URL)
+		}
 	}
-	return "fetch: " + oneLine(err.Error()) + hint
+	msg = oneLine(msg)
+	if url != "" {
+		msg = dropDriverName(url, msg)
+	}
+	var te *fetch.TimeoutError
+	var ge *gaveUpError
+	switch {
+	case errors.As(err, &ge):
+		msg = ge.Error()
+	case errors.Is(err, context.Canceled):
+		msg = "interrupted"
+	case errors.As(err, &te):
+		msg = strings.Replace(msg, te.Error(), te.Error()+" (--"+te.Wait+"-timeout)", 1)
+	case errors.As(err, new(*fetch.CertificateError)):
+		msg += " (trust its issuer with --cacert FILE, or skip the check with -k)"
+	}
+	if url != "" {
+		return "fetch: " + url + ": " + msg
+	}
+	return "fetch: " + msg
+}
+
+// driverNames are the prefixes the drivers' errors start with.
+var driverNames = []string{"ftp", "http", "gopher", "nntp", "wais", "file", "mailto", "telnet"}
+
+// dropDriverName takes the driver's name off the front of msg.
+func dropDriverName(url, msg string) string {
+	for _, d := range driverNames {
+		if rest, ok := strings.CutPrefix(msg, d+": "); ok && rest != "" {
+			return rest
+		}
+	}
+	return msg
+}
+
+// gaveUpError is a fetch that --timeout ended.
+type gaveUpError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *gaveUpError) Error() string {
+	return "gave up after " + strconv.FormatFloat(e.after.Seconds(), 'f', -1, 64) + "s (--timeout)"
+}
+
+func (e *gaveUpError) Unwrap() error { return e.err }
+
+// suggestURL guesses the URL meant by something without a scheme: an
+// existing file or an absolute path is a file: URL, a name with a dot an
+// http: one, as curl and wget take it.
+func suggestURL(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\r\n") || strings.Contains(s, ":") && !strings.HasPrefix(s, "/") {
+		return ""
+	}
+	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || fileExists(s) {
+		abs, err := filepath.Abs(s)
+		if err != nil {
+			return ""
+		}
+		var b strings.Builder
+		b.WriteString("file://")
+		for _, seg := range strings.Split(strings.TrimPrefix(filepath.ToSlash(abs), "/"), "/") {
+			b.WriteString("/" + uri.Escape(seg, uri.ComponentFileSegment))
+		}
+		return "; try: fetch " + b.String()
+	}
+	host, _, _ := strings.Cut(s, "/")
+	if strings.Contains(host, ".") || host == "localhost" {
+		if !strings.Contains(s, "/") {
+			s += "/"
+		}
+		return "; try: fetch http://" + s
+	}
+	return ""
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }
 
 // oneLine folds a multi-line server reply into one line.

@@ -12,6 +12,7 @@ import (
 // pipelining.
 func ftpOptions() driverOption {
 	return driverOption{
+		title: "ftp and ftps",
 		flags: []cli.Flag{
 			&cli.StringFlag{Name: "ftp-method", Value: "multicwd", Usage: "how an ftp: path reaches the server: `METHOD` multicwd (one CWD per segment, as RFC 1738 says), singlecwd (one CWD of the whole directory path) or nocwd (no CWD; RETR the full path)"},
 			&cli.StringFlag{Name: "ftp-anonymous-password", Usage: "log in to ftp: URLs without a user as anonymous with `PASSWORD` (default: your e-mail address as USER@HOST)"},

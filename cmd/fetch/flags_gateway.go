@@ -27,6 +27,7 @@ const gatewayUsage = "fetch URLs of scheme SCHEME through the HTTP gateway (prox
 // and the <scheme>_proxy and no_proxy environment variables.
 func gatewayOptions() driverOption {
 	return driverOption{
+		title: "Gateways (proxies)",
 		flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "gateway", Usage: gatewayUsage},
 		},

@@ -17,6 +17,7 @@ import (
 // answers a Gopher+ form's questions.
 func gopherOptions() driverOption {
 	return driverOption{
+		title: "gopher",
 		configure: func(_ *cli.Context, _ *fetch.Client, ds *all.Drivers) error {
 			// Without a terminal Ask stays nil, and the driver's errors
 			// say to use --search or a filled-in URL.

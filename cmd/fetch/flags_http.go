@@ -9,6 +9,7 @@ import (
 // httpOptions are the http driver's options, with curl's names.
 func httpOptions() driverOption {
 	return driverOption{
+		title: "http and https",
 		flags: []cli.Flag{
 			&cli.BoolFlag{Name: "compressed", Usage: "ask http and https servers for a gzip-compressed body (Accept-Encoding: gzip) and decode it: the output is the same document, fewer bytes cross the network; a body that does not decode fails (exit 8)"},
 		},

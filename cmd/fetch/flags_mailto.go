@@ -14,6 +14,7 @@ import (
 // server's host, or a prompt).
 func mailtoOptions() driverOption {
 	return driverOption{
+		title: "mailto",
 		flags: []cli.Flag{
 			&cli.StringFlag{Name: "smtp-server", Value: mailto.DefaultServer, Usage: "send the messages of mailto: URLs through the SMTP server at `HOST:PORT` (STARTTLS when it offers it)"},
 			&cli.StringFlag{Name: "from", Usage: "send mailto: messages from `ADDRESS` (\"ann@example.org\" or \"Ann <ann@example.org>\"; default: your user name at this host)"},

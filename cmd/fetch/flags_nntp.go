@@ -13,6 +13,7 @@ import (
 // many articles a group listing shows.
 func nntpOptions() driverOption {
 	return driverOption{
+		title: "news and nntp",
 		flags: []cli.Flag{
 			&cli.StringFlag{Name: "news-server", EnvVars: []string{"NNTPSERVER"}, Usage: "fetch news: and snews: URLs from `HOST[:PORT]` (port 119 by default, 563 for snews:)"},
 			&cli.IntFlag{Name: "max-entries", Value: nntp.DefaultMaxEntries, Usage: "list the newest `N` articles of a news group, newest first (0: every article)"},

@@ -17,6 +17,7 @@ import (
 // curl's names and syntax: --max-redirs, --proto-redir, --proto.
 func policyOptions() driverOption {
 	return driverOption{
+		title: "Redirects and safety",
 		flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-redirs", Value: fetch.DefaultMaxRedirects, Usage: "follow at most `N` redirects for a URL (0: none; -1: no limit)"},
 			&cli.StringFlag{Name: "proto", Usage: "use only the schemes `LIST` allows, for every URL, given or redirected to; curl's syntax: comma-separated schemes, each added (+, or no prefix), removed (-) or alone (=), left to right, from all of them; \"all\" is every scheme fetch has a driver for: --proto =http,https,ftp"},

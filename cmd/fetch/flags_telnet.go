@@ -15,6 +15,7 @@ import (
 // the URL's user and password, and the prompts that say when.
 func telnetOptions() driverOption {
 	return driverOption{
+		title: "telnet",
 		flags: []cli.Flag{
 			&cli.BoolFlag{Name: "login", Usage: "telnet: log in with the URL's user and password at the server's login and password prompts (RFC 1738 section 3.8: they are advisory)"},
 			&cli.StringFlag{Name: "login-prompt", Value: telnet.DefaultLoginPrompt, Usage: "telnet: with --login, the `REGEXP` the server's login prompt (its last line) matches"},

@@ -17,6 +17,7 @@ import (
 // STARTTLS): one fetch.Client.TLSConfig, with curl's names.
 func tlsOptions() driverOption {
 	return driverOption{
+		title: "TLS",
 		flags: []cli.Flag{
 			&cli.BoolFlag{Name: "ssl", Usage: "turn FTP and NNTP connections to TLS (AUTH TLS, STARTTLS), going on in cleartext when the server cannot"},
 			&cli.BoolFlag{Name: "ssl-reqd", Usage: "as --ssl, but fail (exit 11) when the server cannot, before any password is sent; SMTP too"},

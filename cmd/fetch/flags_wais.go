@@ -17,6 +17,7 @@ import (
 // else from the terminal.
 func waisOptions() driverOption {
 	return driverOption{
+		title: "wais",
 		flags: []cli.Flag{
 			&cli.StringFlag{Name: "wais-dialect", Value: "auto", Usage: "speak `DIALECT` to wais servers: auto (WAIS, then Z39.50-1995 when no WAIS reply comes), wais or z3950"},
 		},

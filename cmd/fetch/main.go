@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,9 +56,18 @@ func useProcs(parallel int) {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitOK
 	app := newApp(stdin, stdout, stderr, &code)
-	if err := app.RunContext(ctx, args); err != nil {
+	args, err := normalizeArgs(args, optionsOf(app.Flags), commandOptions(app))
+	if err == nil {
+		err = app.RunContext(ctx, args)
+	}
+	if err != nil {
+		var ue *usageError
+		ec, ok := err.(cli.ExitCoder)
+		if ok && ec.ExitCode() == exitUsage && !errors.As(err, &ue) {
+			err = &usageError{err.Error()}
+		}
 		fmt.Fprintf(stderr, "fetch: %v\n", err)
-		if ec, ok := err.(cli.ExitCoder); ok {
+		if ok {
 			return ec.ExitCode()
 		}
 		return exitUsage
@@ -65,52 +75,55 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return code
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
-	// -v is --verbose here, as in curl; --version has no short form.
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
-	app := &cli.App{
-		Name:      "fetch",
-		Usage:     "dereference URLs of every RFC 1738 scheme",
-		UsageText: "fetch [options] URL...\n   fetch [options] -i FILE\n   fetch parse [--json] URL\n   fetch resolve BASE REF...\n   fetch extract [--json] [FILE]",
-		Version:   version,
-		Description: strings.TrimSpace(`
-fetch runs the retrieval algorithm RFC 1738 gives for each URL's scheme over
-the real protocol and writes what the URL designates. A document goes to
-standard output, or to a file with -o or -O; a listing (a directory, a gopher
-menu, a news group) prints as columns, or as one JSON object per entry with
---json. While documents transfer, and standard error is a terminal they are
-not written to, each shows a progress bar there (a spinner when its length is
-unknown) and leaves one line when done; -q and -v turn the bars off.
+// commandOptions is each subcommand's option table, for normalizeArgs.
+func commandOptions(app *cli.App) map[string]optionTable {
+	m := map[string]optionTable{}
+	for _, c := range app.Commands {
+		m[c.Name] = optionsOf(c.Flags)
+	}
+	return m
+}
 
-Examples, one per scheme:
-   fetch file:///etc/motd
-   fetch -O https://example.org/dist/big.tar.gz
-   fetch 'ftp://ftp.example.org/pub/%2Fetc/motd;type=a'
-   fetch gopher://gopher.example.org/1/
-   fetch 'gopher://gopher.example.org/7/search%09words'
-   fetch 'gopher://gopher.example.org/0about%09%09!'          (Gopher+ attributes)
-   fetch --news-server news.example.org news:comp.lang.go
-   NNTPSERVER=news.example.org fetch news:12345@example.org
-   fetch nntp://news.example.org/comp.lang.go/42
-   fetch 'wais://wais.example.org/db?words'
-   echo hello | fetch --smtp-server mail.example.org:25 mailto:someone@example.org
-   fetch telnet://bbs.example.org
-   fetch --login telnet://guest:guest@bbs.example.org/
-   fetch -P 8 -O --dir mirror -i urls.txt                  (8 at once, URLs from a file)
-   fetch -C --retry 3 -o big.iso ftp://ftp.example.org/pub/big.iso
-   fetch --gateway gopher=http://proxy.example.org:3128 gopher://gopher.example.org/1/
-   fetch parse 'ftp://joe@host/%2Fetc/motd;type=a'
-   fetch resolve http://a/b/c/d ../g
-   fetch extract < message.txt
-` + "\n" + exitCodesHelp()),
-		Flags:                  append(fetchFlags(), driverFlags()...),
-		HideHelpCommand:        true,
-		UseShortOptionHandling: true,
-		Reader:                 stdin,
-		Writer:                 stdout,
-		ErrWriter:              stderr,
-		ExitErrHandler:         func(*cli.Context, error) {},
+// helpFlag and versionFlag are the command's own: urfave/cli's help
+// prints its template on standard output for a usage error too, and takes
+// -h, which is --human-readable here as in ls and du.
+var (
+	helpFlag    = &cli.BoolFlag{Name: "help", Usage: "print this help and exit (fetch help SCHEME: one scheme's)"}
+	versionFlag = &cli.BoolFlag{Name: "version", Aliases: []string{"V"}, Usage: "print the version, the Go version and the schemes compiled in, and exit"}
+)
+
+// allFlags is every option of the fetch command, each in its help group.
+func allFlags() []cli.Flag {
+	fs := inCategory(catGeneral, helpFlag, versionFlag)
+	fs = append(fs, fetchFlags()...)
+	return append(fs, driverFlags()...)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
+	cli.HelpFlag = nil
+	flags := allFlags()
+	app := &cli.App{
+		Name:                      "fetch",
+		Usage:                     "dereference URLs of every RFC 1738 scheme",
+		Flags:                     flags,
+		HideHelp:                  true,
+		HideHelpCommand:           true,
+		HideVersion:               true,
+		DisableSliceFlagSeparator: true, // -H 'Accept: a, b' is one header
+		Reader:                    stdin,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
+		ExitErrHandler:            func(*cli.Context, error) {},
+		OnUsageError:              usageErrorHandler,
 		Action: func(c *cli.Context) error {
+			switch {
+			case c.Bool("help"):
+				writeHelp(stdout, flags)
+				return nil
+			case c.Bool("version"):
+				writeVersion(stdout)
+				return nil
+			}
 			urls := c.Args().Slice()
 			input := stdin
 			badCode := exitOK
@@ -135,10 +148,10 @@ Examples, one per scheme:
 				return nil
 			}
 			if len(urls) == 0 {
-				return cli.Exit("no URL given; see fetch --help", exitUsage)
+				return usagef("no URL given")
 			}
 			if c.String("output") != "" && len(urls) > 1 {
-				return cli.Exit("-o takes one URL; use -O (and --dir) for several", exitUsage)
+				return usagef("-o takes one URL; use -O (and --dir) for several")
 			}
 			opts, err := optionsFrom(c)
 			if err != nil {
@@ -147,39 +160,55 @@ Examples, one per scheme:
 			*code = worst(badCode, fetchAll(c.Context, opts, urls, input, stdout, stderr))
 			return nil
 		},
-		Commands: []*cli.Command{parseCommand(stdout), resolveCommand(stdout), extractCommand(stdin, stdout)},
+		Commands: []*cli.Command{
+			parseCommand(stdout), resolveCommand(stdout), extractCommand(stdin, stdout),
+			helpCommand(stdout, flags), completionCommand(stdout, flags),
+		},
+	}
+	for _, cmd := range app.Commands {
+		cmd.HideHelp = true
+		cmd.OnUsageError = usageErrorHandler
+		cmd.Flags = append(cmd.Flags, helpFlag)
+		action := cmd.Action
+		cmd.Action = func(c *cli.Context) error {
+			if c.Bool("help") {
+				writeCommandHelp(stdout, c.Command)
+				return nil
+			}
+			return action(c)
+		}
 	}
 	return app
 }
 
-func exitCodesHelp() string {
-	var b strings.Builder
-	b.WriteString("Exit codes:\n")
-	for _, e := range exitTable {
-		fmt.Fprintf(&b, "   %3d  %s\n", e.code, e.text)
-	}
-	b.WriteString("   With several URLs, the highest code of them all.")
-	return b.String()
+// usageErrorHandler turns the option errors urfave/cli still finds
+// (normalizeArgs finds most first) into one line on standard error.
+func usageErrorHandler(_ *cli.Context, err error, _ bool) error {
+	return usagef("%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
 }
 
 func fetchFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the document to `FILE`, which gets its name only when the document is complete"},
+	fs := inCategory(catOutput,
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the document to `FILE` (\"-\": standard output), which gets its name only when the document is complete"},
 		&cli.BoolFlag{Name: "remote-name", Aliases: []string{"O"}, Usage: "write each document to a file named after its URL, in the current directory or --dir"},
 		&cli.StringFlag{Name: "dir", Usage: "with -O, write the files into `DIR`"},
 		&cli.BoolFlag{Name: "json", Usage: "print listings as one JSON object per entry, and a document's metadata instead of its bytes (unless -o/-O)"},
 		&cli.BoolFlag{Name: "urls", Usage: "print each listing entry's URL as a last column"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the protocol conversation to standard error (passwords masked), without progress bars"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors: no progress bars, no lines for finished transfers"},
+	)
+	fs = append(fs, inCategory(catNetwork,
+		&cli.BoolFlag{Name: "continue", Aliases: []string{"C"}, Usage: "continue a partial output file (-o or -O) from its end: FTP REST, HTTP Range; a server that cannot resume starts again, and fetch says so"},
+		&cli.IntFlag{Name: "retry", Usage: "try a URL again up to `N` times after a transient failure (a timeout, a refused or broken connection, FTP 4xx such as 421, HTTP 5xx), waiting 1s, 2s, 4s, ... and resuming where the last try stopped; never after not-found, auth or unsafe errors"},
+		&cli.DurationFlag{Name: "timeout", Aliases: []string{"m"}, Usage: "give up on a URL after `SECONDS` in all (or a duration: 1m30s; 0: never)"},
+		&cli.DurationFlag{Name: "connect-timeout", Value: 30e9, Usage: "give up connecting after `SECONDS` (or a duration: 1m30s)"},
+		&cli.DurationFlag{Name: "idle-timeout", Value: 60e9, Usage: "give up when the server sends nothing for `SECONDS` (or a duration: 1m30s)"},
+		&cli.StringFlag{Name: "netrc-file", Usage: "read passwords from `FILE` instead of $NETRC or ~/.netrc (\"-\" for none)"},
+		&cli.IntSliceFlag{Name: "allow-port", Usage: "allow `PORT` even though it belongs to another protocol (RFC 1738 section 6); repeatable"},
+	)...)
+	return append(fs, inCategory(catMany,
 		&cli.StringFlag{Name: "input-file", Aliases: []string{"i"}, Usage: "fetch the URLs listed in `FILE` too (\"-\": standard input): one a line; blank lines and lines starting with # are skipped, <URL:...> wrappers taken off"},
 		&cli.IntFlag{Name: "parallel", Aliases: []string{"P"}, Value: 1, Usage: "fetch `N` URLs at once; documents written to standard output still come out whole and in order"},
 		&cli.IntFlag{Name: "per-host", Value: 8, Usage: "fetch at most `N` URLs at once from one server (with -P)"},
-		&cli.BoolFlag{Name: "continue", Aliases: []string{"C"}, Usage: "continue a partial output file (-o or -O) from its end: FTP REST, HTTP Range; a server that cannot resume starts again, and fetch says so"},
-		&cli.IntFlag{Name: "retry", Usage: "try a URL again up to `N` times after a transient failure (a timeout, a refused or broken connection, FTP 4xx such as 421, HTTP 5xx), waiting 1s, 2s, 4s, ... and resuming where the last try stopped; never after not-found, auth or unsafe errors"},
-		&cli.DurationFlag{Name: "timeout", Usage: "give up on a URL after `DURATION` in all (0: never)"},
-		&cli.DurationFlag{Name: "connect-timeout", Value: 30e9, Usage: "give up connecting after `DURATION`"},
-		&cli.DurationFlag{Name: "idle-timeout", Value: 60e9, Usage: "give up when the server sends nothing for `DURATION`"},
-		&cli.StringFlag{Name: "netrc-file", Usage: "read passwords from `FILE` instead of $NETRC or ~/.netrc (\"-\" for none)"},
-		&cli.IntSliceFlag{Name: "allow-port", Usage: "allow `PORT` even though it belongs to another protocol (RFC 1738 section 6); repeatable"},
-	}
+	)...)
 }

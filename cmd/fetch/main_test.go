@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,7 +27,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	fetchBin = filepath.Join(dir, "fetch")
-	build := exec.Command("go", "build", "-o", fetchBin, ".")
+	// -buildvcs: -V names the commit, which GOFLAGS may turn off.
+	build := exec.Command("go", "build", "-buildvcs=true", "-o", fetchBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building fetch:", err)
@@ -287,8 +289,13 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("--help lacks %q", want)
 		}
 	}
-	if r := fetchCmd(t, "", "", "--version"); r.code != 0 || !strings.Contains(r.stdout, "fetch version") {
-		t.Errorf("--version = %d %q", r.code, r.stdout)
+	for _, flag := range []string{"--version", "-V"} {
+		r := fetchCmd(t, "", "", flag)
+		for _, want := range []string{"fetch v", "(commit ", runtime.Version(), "schemes: file ftp ftps gopher http https mailto news nntp"} {
+			if r.code != 0 || !strings.Contains(r.stdout, want) {
+				t.Errorf("%s = %d %q, want %q in it", flag, r.code, r.stdout, want)
+			}
+		}
 	}
 }
 

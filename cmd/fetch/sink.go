@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/urlfetch/urlfetch/fetch"
@@ -42,7 +45,7 @@ func newSink(o *options, raw string, stdout, stderr io.Writer) (*sink, error) {
 		if o.remoteName {
 			p, err := remotePath(o, u)
 			if err != nil {
-				return nil, err
+				return nil, &fetch.Error{Op: "fetch", URL: s.masked, Err: err}
 			}
 			s.path = p
 		}
@@ -106,7 +109,7 @@ func (s *sink) document(resp *fetch.Response, buf []byte) error {
 	}
 	_, err = io.CopyBuffer(onlyWriter{countWriter{w, &s.n}}, r, buf)
 	if err != nil {
-		return bodyError(resp, err)
+		return s.copyError(resp, err)
 	}
 	// Close finishes the exchange (FTP 226, NNTP dot line): only then is
 	// the document known to be complete.
@@ -131,7 +134,7 @@ func (s *sink) position(resp *fetch.Response) (io.Writer, error) {
 		if s.dev && s.f == nil {
 			f, err := os.OpenFile(s.path, os.O_WRONLY, 0)
 			if err != nil {
-				return nil, err
+				return nil, s.outputError(err)
 			}
 			s.f = f
 		}
@@ -142,18 +145,18 @@ func (s *sink) position(resp *fetch.Response) (io.Writer, error) {
 	}
 	if s.f == nil {
 		if err := s.open(); err != nil {
-			return nil, err
+			return nil, s.outputError(err)
 		}
 	}
 	if restart {
 		// A file can be cut back to where the server starts.
 		if err := s.f.Truncate(resp.Offset); err != nil {
-			return nil, err
+			return nil, s.outputError(err)
 		}
 		s.n = resp.Offset
 	}
 	if _, err := s.f.Seek(s.n, io.SeekStart); err != nil {
-		return nil, err
+		return nil, s.outputError(err)
 	}
 	return s.f, nil
 }
@@ -192,7 +195,7 @@ func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error 
 		if s.dev {
 			f, err := os.OpenFile(s.path, os.O_WRONLY, 0)
 			if err != nil {
-				return err
+				return s.outputError(err)
 			}
 			defer f.Close()
 			w = f
@@ -203,13 +206,13 @@ func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error 
 		}
 		tmp, err := createAtomic(s.path)
 		if err != nil {
-			return err
+			return s.outputError(err)
 		}
 		s.tmp, s.f = tmp, tmp.File
 		w = s.f
 	}
-	if err := write(w); err != nil {
-		return bodyError(resp, err)
+	if err := write(countWriter{w, new(int64)}); err != nil {
+		return s.copyError(resp, err)
 	}
 	if err := resp.Body.Close(); err != nil {
 		return bodyError(resp, err)
@@ -219,18 +222,55 @@ func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error 
 
 // commit finishes the output: the temporary file takes its name.
 func (s *sink) commit() error {
+	var err error
 	switch {
 	case s.tmp != nil:
-		err := s.tmp.Commit()
+		err = s.tmp.Commit()
 		s.tmp, s.f = nil, nil
-		return err
 	case s.f != nil:
-		err := s.f.Close()
+		err = s.f.Close()
 		s.f = nil
-		return err
+	}
+	if err != nil {
+		return s.outputError(err)
 	}
 	return nil
 }
+
+// outputError is a failure to write the output: it names the URL and the
+// file (not the temporary name it is written under), and the directory
+// when that is what is missing.
+func (s *sink) outputError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	name := s.path
+	if name == "" {
+		name = "standard output"
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return &fetch.Error{Op: "fetch", URL: s.masked, Err: fmt.Errorf("cannot write %s: no directory %s", name, filepath.Dir(s.path))}
+	}
+	return &fetch.Error{Op: "fetch", URL: s.masked, Err: fmt.Errorf("cannot write %s: %w", name, err)}
+}
+
+// copyError is the error of a copy from resp's Body to the output: the
+// output's (a full disk, a closed pipe) when writing failed, else the
+// body's.
+func (s *sink) copyError(resp *fetch.Response, err error) error {
+	var we *writeError
+	if errors.As(err, &we) {
+		return s.outputError(we.err)
+	}
+	return bodyError(resp, err)
+}
+
+// writeError marks an error of the output, as against one of the body.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
 
 // abort ends a failed output: a temporary file goes; a -C file stays, to
 // be continued.
@@ -256,5 +296,8 @@ type countWriter struct {
 func (c countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	*c.n += int64(n)
+	if err != nil {
+		err = &writeError{err}
+	}
 	return n, err
 }

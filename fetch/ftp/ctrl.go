@@ -131,6 +131,9 @@ func (s *session) refusal(cmd string, rp reply) error {
 // during cmd: a broken connection is ErrConnect (a retry may help).
 func (s *session) ioError(cmd string, err error) error {
 	cmd = fetch.MaskLine(cmd, nil)
+	if cmd == "" {
+		cmd = "waiting for the greeting"
+	}
 	switch {
 	case fetch.Class(err) != nil:
 		if strings.HasPrefix(err.Error(), "ftp: ") {

@@ -1,0 +1,145 @@
+package main
+
+// A topic is what "fetch help SCHEME" says of a scheme: what its URLs
+// mean, their syntax, the option groups that apply and examples. The man
+// page's SCHEMES section prints the same topics.
+type topic struct {
+	names    []string // the schemes it covers, first the one it is filed under
+	syntax   []string
+	text     string
+	groups   []string // the option categories that apply, besides the general ones
+	examples []string
+}
+
+// topics are in the order of RFC 1738's scheme sections.
+var topics = []topic{
+	{
+		names:  []string{"ftp", "ftps"},
+		syntax: []string{"ftp://[user[:password]@]host[:port]/cwd1/cwd2/.../name[;type=a|i|d]"},
+		text: "RFC 1738 section 3.2. fetch logs in (as anonymous when the URL names no user; a password from " +
+			"the URL, ~/.netrc or a prompt), sends one CWD per directory segment, then RETR name for a document or " +
+			"a listing (MLSD, else LIST) for a directory or an empty name. %2F in a segment is a \"/\" inside a " +
+			"name, so ftp://host/%2Fetc/motd starts at the root. ;type=a transfers text as ASCII, ;type=i as " +
+			"binary (the default for a document), ;type=d lists (NLST). ftps: is FTP over TLS from the first " +
+			"byte (port 990); --ssl and --ssl-reqd turn an ftp: connection to TLS with AUTH TLS.",
+		groups: []string{"ftp and ftps", "TLS"},
+		examples: []string{
+			"fetch ftp://ftp.example.org/pub/README",
+			"fetch -O 'ftp://joe@ftp.example.org/pub/big.iso;type=i'",
+			"fetch 'ftp://ftp.example.org/%2Fetc/motd;type=a'",
+			"fetch --ssl-reqd ftp://ftp.example.org/pub/",
+		},
+	},
+	{
+		names:  []string{"http", "https"},
+		syntax: []string{"http://host[:port]/path[?search]", "https://host[:port]/path[?search]"},
+		text: "RFC 1738 section 3.3. fetch sends a GET and writes the body; redirects are followed within the " +
+			"policy (--max-redirs, --proto-redir). Credentials come from -u, from ~/.netrc for the host, or from " +
+			"user:password@ in the URL (which RFC 1738 does not define for http; fetch warns); they go to that host " +
+			"only, never to another one a redirect names. https: is HTTP over TLS, HTTP/2 where the server offers it.",
+		groups: []string{"http and https", "TLS", "Redirects and safety"},
+		examples: []string{
+			"fetch https://example.org/",
+			"fetch -O https://example.org/dist/big.tar.gz",
+			"fetch -u ann -H 'Accept: text/plain' https://example.org/private/notes",
+		},
+	},
+	{
+		names: []string{"gopher"},
+		syntax: []string{
+			"gopher://host[:port]/[type[selector[%09search[%09gopher+_string]]]]",
+		},
+		text: "RFC 1738 section 3.4. The first character of the path is the item's type (1 a menu, 0 a text " +
+			"file, 7 a search, 9 a binary file, ...; 1 when the path is empty), the rest the selector. fetch sends " +
+			"the selector, a TAB and the search when there is one, and a TAB and the Gopher+ string when there is " +
+			"one (\"!\" asks for an item's attributes, \"$\" for a menu's). A menu prints as a listing; --search " +
+			"gives a type-7 item the words its URL lacks.",
+		groups: []string{"gopher", "gopher and wais searches"},
+		examples: []string{
+			"fetch gopher://gopher.example.org/",
+			"fetch 'gopher://gopher.example.org/7/search%09words'",
+			"fetch 'gopher://gopher.example.org/0about%09%09!'",
+		},
+	},
+	{
+		names:  []string{"news", "snews"},
+		syntax: []string{"news:group.name", "news:message-id@host", "news:*"},
+		text: "RFC 1738 section 3.6. A news: URL names no server: fetch asks the one --news-server or " +
+			"$NNTPSERVER names. news:group lists the group's newest articles, news:id@host is one article " +
+			"(ARTICLE <id@host>), news:* lists every group. snews: is the same over TLS (port 563).",
+		groups: []string{"news and nntp", "TLS"},
+		examples: []string{
+			"fetch --news-server news.example.org news:comp.lang.go",
+			"NNTPSERVER=news.example.org fetch news:12345@example.org",
+		},
+	},
+	{
+		names:  []string{"nntp", "nntps"},
+		syntax: []string{"nntp://host[:port]/group.name/article-number"},
+		text: "RFC 1738 section 3.7. One article of a group by its number on that server, or the group's listing " +
+			"when the number is left out. nntps: is the same over TLS (port 563).",
+		groups: []string{"news and nntp", "TLS"},
+		examples: []string{
+			"fetch nntp://news.example.org/comp.lang.go/42",
+			"fetch nntps://news.example.org/comp.lang.go",
+		},
+	},
+	{
+		names:  []string{"telnet"},
+		syntax: []string{"telnet://[user[:password]@]host[:port]/"},
+		text: "RFC 1738 section 3.8. An interactive session: the terminal is connected to the server until " +
+			"either side closes. With --login, fetch answers the login and password prompts with the URL's user " +
+			"and password (or ~/.netrc's).",
+		groups: []string{"telnet"},
+		examples: []string{
+			"fetch telnet://bbs.example.org",
+			"fetch --login telnet://guest:guest@bbs.example.org/",
+		},
+	},
+	{
+		names:  []string{"wais"},
+		syntax: []string{"wais://host[:port]/database[?search]", "wais://host[:port]/database/wtype/wpath"},
+		text: "RFC 1738 section 3.9. A database URL with a search returns the hits (a listing), without one the " +
+			"database's description; a document URL retrieves one document. fetch speaks WAIS, or Z39.50-1995 to " +
+			"servers that only know that (--wais-dialect).",
+		groups: []string{"wais", "gopher and wais searches"},
+		examples: []string{
+			"fetch 'wais://wais.example.org/db?words'",
+			"fetch --search words wais://wais.example.org/db",
+		},
+	},
+	{
+		names:  []string{"file"},
+		syntax: []string{"file://[localhost]/path"},
+		text: "RFC 1738 section 3.10. A file or directory of this machine: a directory prints as a listing. A " +
+			"file: URL naming another host is refused (exit 6).",
+		examples: []string{
+			"fetch file:///etc/hostname",
+			"fetch --json file:///var/log/",
+		},
+	},
+	{
+		names:  []string{"mailto"},
+		syntax: []string{"mailto:address[,address...][?header=value&body=text]"},
+		text: "RFC 1738 section 3.5 (headers and body: RFC 6068). fetch sends the message on standard input (or " +
+			"--body FILE) to the addresses, through the SMTP server --smtp-server names, with STARTTLS when the " +
+			"server offers it.",
+		groups: []string{"mailto"},
+		examples: []string{
+			"echo hello | fetch --smtp-server mail.example.org:25 mailto:someone@example.org",
+			"fetch --body note.txt --subject 'A note' mailto:someone@example.org",
+		},
+	},
+}
+
+// findTopic returns the topic of a scheme name, or nil.
+func findTopic(name string) *topic {
+	for i := range topics {
+		for _, n := range topics[i].names {
+			if n == name {
+				return &topics[i]
+			}
+		}
+	}
+	return nil
+}
