@@ -14,7 +14,8 @@ func TestEntriesRoundTrip(t *testing.T) {
 	want := []Entry{
 		{Name: "a b\nc\t\"d\" <e> 100%", URL: "file:///a%20b%0Ac", Type: EntryFile, Size: 3, Time: time.Date(2024, 5, 1, 12, 0, 0, 250, time.UTC), Media: "text/plain"},
 		{Name: "d", URL: "ftp://h/d/", Type: EntryDir, Size: -1},
-		{Name: "l", Type: EntryLink, Size: -1, Title: "l -> ../x"},
+		{Name: "l", Type: EntryLink, Size: -1, Title: "l -> ../x", Target: "../x"},
+		{Name: "g", URL: "gopher://h/Ig", Type: EntryFile, Size: -1, Item: "I"},
 		{Name: "hit", URL: "wais://h/db/TEXT/x", Type: EntryFile, Size: -1, Attrs: map[string]string{"score": "614", "source": "db"}},
 		{Name: "", Type: EntryInfo, Size: 0},
 	}
@@ -22,7 +23,7 @@ func TestEntriesRoundTrip(t *testing.T) {
 	for _, e := range want {
 		b = AppendEntry(b, e)
 	}
-	if n := strings.Count(string(b), "\n"); n != len(want) || !strings.Contains(string(b), `"title":"l -> ../x"`) {
+	if n := strings.Count(string(b), "\n"); n != len(want) || !strings.Contains(string(b), `"title":"l -> ../x","target":"../x"`) || !strings.Contains(string(b), `"item":"I"`) {
 		t.Errorf("AppendEntry wrote %d lines: %s", n, b)
 	}
 	var got []Entry

@@ -75,7 +75,8 @@ type Response struct {
 	// Conn is the connection of a Session.
 	Conn net.Conn
 	// Status is the reply's status line where the protocol has one
-	// ("200 OK", "302 Found").
+	// ("200 OK", "302 Found", the FTP 150 or NNTP 220 that begins a
+	// transfer).
 	Status string
 	// Location is the target of a Redirect, absolute, resolved against
 	// URL by the driver.
@@ -155,6 +156,12 @@ type Entry struct {
 	Size  int64     `json:"size"`            // bytes, -1 if unknown
 	Time  time.Time `json:"time,omitzero"`   // modification or posting time
 	Title string    `json:"title,omitempty"` // a display string, subject, headline
+	// Target is where a symbolic link points, as the listing gives it.
+	Target string `json:"target,omitempty"`
+	// Item is the entry's type in the listing's own terms where the
+	// protocol has finer types than Type: a gopher item's type
+	// character ("0" text, "9" binary, "I" image, ...).
+	Item string `json:"item,omitempty"`
 	// Media is the media type of the entry's resource, when the listing
 	// says (gopher item types, WAIS document types).
 	Media string `json:"media,omitempty"`

@@ -123,18 +123,18 @@ func TestListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]struct {
-		typ   fetch.EntryType
-		size  int64
-		title string
-		body  string // of the entry's URL; "" for a directory
-		err   error  // of fetching the entry's URL
+		typ    fetch.EntryType
+		size   int64
+		target string
+		body   string // of the entry's URL; "" for a directory
+		err    error  // of fetching the entry's URL
 	}{
 		"a b.txt":  {fetch.EntryFile, 5, "", "hello", nil},
 		"empty":    {fetch.EntryFile, 0, "", "", nil},
 		"100%#;":   {fetch.EntryFile, 3, "", "odd", nil},
 		"sub dir":  {fetch.EntryDir, -1, "", "", nil},
-		"link":     {fetch.EntryLink, -1, "link -> a b.txt", "hello", nil},
-		"dangling": {fetch.EntryLink, -1, "dangling -> nowhere/at all", "", fetch.ErrNotFound},
+		"link":     {fetch.EntryLink, -1, "a b.txt", "hello", nil},
+		"dangling": {fetch.EntryLink, -1, "nowhere/at all", "", fetch.ErrNotFound},
 	}
 	c := newClient()
 	slash := filepath.ToSlash(dir)
@@ -171,9 +171,9 @@ func TestListing(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantURL := (&uri.File{Host: host, Path: p}).String()
-			if e.Type != w.typ || e.Size != w.size || e.Title != w.title || e.URL != wantURL || !e.Time.Equal(info.ModTime()) {
+			if e.Type != w.typ || e.Size != w.size || e.Target != w.target || e.Title != "" || e.URL != wantURL || !e.Time.Equal(info.ModTime()) {
 				t.Errorf("Fetch(%q) entry %q = {%v %d %q %q %v}, want {%v %d %q %q %v}", u, e.Name,
-					e.Type, e.Size, e.Title, e.URL, e.Time, w.typ, w.size, w.title, wantURL, info.ModTime())
+					e.Type, e.Size, e.Target, e.URL, e.Time, w.typ, w.size, w.target, wantURL, info.ModTime())
 			}
 			// Walk: every entry's URL fetches the entry.
 			eresp, body, err := get(t, c, e.URL)
@@ -231,7 +231,7 @@ func TestListingFormat(t *testing.T) {
 	want := map[string]string{
 		`{"name":"line\nbreak and space","url":"` + base + `line%0Abreak%20and%20space","type":"file","size":1,"time":"T"}`: "",
 		`{"name":"d","url":"` + base + `d/","type":"dir","size":-1,"time":"T"}`:                                             "",
-		`{"name":"l","url":"` + base + `l","type":"link","size":-1,"time":"T","title":"l -> ../a b/c"}`:                     "",
+		`{"name":"l","url":"` + base + `l","type":"link","size":-1,"time":"T","target":"../a b/c"}`:                         "",
 	}
 	stamp := regexp.MustCompile(`"time":"[^"]+Z"`)
 	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
@@ -259,15 +259,22 @@ func TestListingBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
+	var names []string
 	for e, err := range resp.Entries() {
 		if err != nil {
 			t.Fatalf("Entries() error = %v", err)
 		}
 		seen[e.Name] = true
+		names = append(names, e.Name)
 	}
 	resp.Body.Close()
 	if len(seen) != n {
 		t.Errorf("listed %d distinct entries, want %d", len(seen), n)
+	}
+	// Issue 22, point 4: sorted by name across the batches, as ls does,
+	// not in the order the directory keeps them.
+	if !slices.IsSorted(names) {
+		t.Errorf("entries not sorted by name: %q ...", names[:min(20, len(names))])
 	}
 
 	resp, err = c.Fetch(t.Context(), fileURL(dir))

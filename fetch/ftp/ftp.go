@@ -445,6 +445,7 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, s *session, f
 		Offset:   off,
 		Modified: modified,
 		Meta:     fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
+		Status:   s.lastPrelim,
 	}
 	resp.Body = d.retrBody(ctx, s, r, typ, want, retr)
 	return resp, nil

@@ -201,14 +201,14 @@ func checkListEntry(t *testing.T, line string, e fetch.Entry, mlsd bool) {
 	// In every format the name runs to the end of the line (a link's
 	// followed by " -> " and its target), and a line of no known format
 	// is all name.
-	named := strings.HasSuffix(line, e.Name) || (e.Type == fetch.EntryLink && strings.HasSuffix(line, e.Title))
+	named := strings.HasSuffix(line, e.Name) || (e.Type == fetch.EntryLink && strings.HasSuffix(line, e.Name+" -> "+e.Target))
 	if e.Name == "" || strings.ContainsAny(e.Name, "\r\n") || !strings.Contains(line, e.Name) || !named {
-		t.Fatalf("line %.300q: name %.300q (title %.300q)", line, e.Name, e.Title)
+		t.Fatalf("line %.300q: name %.300q (target %.300q)", line, e.Name, e.Target)
 	}
 	if e.Type == fetch.EntryOther && e.Name != line && !strings.HasPrefix(line, "+") && !strings.Contains(line, " ") {
 		t.Fatalf("line %.300q: name-only entry %.300q, want the whole line", line, e.Name)
 	}
-	if e.Size < -1 || (e.Type == fetch.EntryDir && e.Size != -1) || len(e.Title) > len(line)+4 {
+	if e.Size < -1 || (e.Type == fetch.EntryDir && e.Size != -1) || e.Title != "" || len(e.Target) > len(line) {
 		t.Fatalf("line %.300q: entry %+.300v", line, e)
 	}
 	base := fuzzBase.String()

@@ -79,6 +79,7 @@ func (d *Driver) listing(ctx context.Context, req *fetch.Request, s *session, cm
 		Type:   ListingType,
 		Length: -1,
 		Meta:   fetch.Meta{"Ftp-Reply": {s.lastPrelim}},
+		Status: s.lastPrelim,
 		Body:   d.newBody(ctx, s, r, &boundedReader{r: r, left: MaxListingSize}, -1, cmd),
 	}, nil
 }
@@ -181,9 +182,7 @@ func entryOf(l listLine, base uri.FTP) fetch.Entry {
 		e.URL = entryURL(base, []string{l.name}, true)
 	case fetch.EntryLink:
 		e.URL = entryURL(base, []string{l.name}, false)
-		if l.target != "" {
-			e.Title = l.name + " -> " + l.target
-		}
+		e.Target = l.target
 	case fetch.EntryFile:
 		e.URL = entryURL(base, []string{l.name}, false)
 		e.Media = suffixType(l.name)

@@ -226,7 +226,7 @@ func (it Item) Entry() (fetch.Entry, error) {
 	if err != nil {
 		return fetch.Entry{}, err
 	}
-	e := fetch.Entry{Name: it.Display, URL: u, Type: it.Type.entryType(), Size: -1, Media: it.Type.MediaType()}
+	e := fetch.Entry{Name: it.Display, URL: u, Type: it.Type.entryType(), Size: -1, Media: it.Type.MediaType(), Item: string(it.Type)}
 	if it.Type == TypeHTML && u != "" && !strings.HasPrefix(u, "gopher:") {
 		e.Type, e.Media = fetch.EntryLink, ""
 	}

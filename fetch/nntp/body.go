@@ -34,7 +34,7 @@ func (d *Driver) articleByID(ctx context.Context, req *fetch.Request, c *conn, t
 	if code != StatusArticleFollows {
 		return nil, commandError(line, code, msg)
 	}
-	return d.article(ctx, c)
+	return d.article(ctx, c, code, msg)
 }
 
 // articleByNumber fetches nntp://host/group/N: GROUP, then ARTICLE N.
@@ -49,12 +49,12 @@ func (d *Driver) articleByNumber(ctx context.Context, req *fetch.Request, c *con
 	if code != StatusArticleFollows {
 		return nil, commandError(fmt.Sprintf("ARTICLE %d in %s", t.number, t.group), code, msg)
 	}
-	return d.article(ctx, c)
+	return d.article(ctx, c, code, msg)
 }
 
-// article returns the article that follows a 220 reply: its header read
-// and parsed, the rest to stream.
-func (d *Driver) article(ctx context.Context, c *conn) (*fetch.Response, error) {
+// article returns the article that follows a 220 reply (code and msg):
+// its header read and parsed, the rest to stream.
+func (d *Driver) article(ctx context.Context, c *conn, code int, msg string) (*fetch.Response, error) {
 	src := bufio.NewReaderSize(&dotSource{c: c, r: c.r.DotReader(), what: "article"}, 32<<10)
 	head, err := readHeader(src)
 	if err != nil {
@@ -65,6 +65,7 @@ func (d *Driver) article(ctx context.Context, c *conn) (*fetch.Response, error) 
 		Type:   ArticleType,
 		Length: -1,
 		Meta:   parseHeader(head),
+		Status: strconv.Itoa(code) + " " + msg,
 	}
 	if date := resp.Meta.Get("Date"); date != "" {
 		if tm, err := mail.ParseDate(date); err == nil {
@@ -303,6 +304,7 @@ func (d *Driver) groupList(ctx context.Context, req *fetch.Request, c *conn, t *
 		Kind:   fetch.Listing,
 		Type:   ListingType,
 		Length: -1,
+		Status: strconv.Itoa(code) + " " + msg,
 		Body:   newBody(ctx, d, c, &dotSource{c: c, r: c.r.DotReader(), what: "group list", max: maxBlock}, false),
 	}
 	resp.SetEntries(t.activeEntries)
