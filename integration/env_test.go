@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
+	"github.com/urlfetch/urlfetch/internal/recordcheck"
 )
 
 // serversFile is where the harness writes the servers' addresses.
@@ -224,6 +226,13 @@ func execFetchEnv(t testing.TB, dir, input string, extraEnv []string, args ...st
 		r.code = ee.ExitCode()
 	case err != nil:
 		t.Fatalf("running fetch %q: %v", args, err)
+	}
+	// Issue 22, point 1: every record the tests make is one of the
+	// schema's.
+	if slices.Contains(args, "--json") {
+		if err := recordcheck.Check([]byte(r.stdout)); err != nil {
+			t.Errorf("fetch %q: %v", args, err)
+		}
 	}
 	// The process's own VmHWM: wait4's rusage may carry this test
 	// process's high-water mark across the exec.

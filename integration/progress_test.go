@@ -79,7 +79,8 @@ type ptyFetch struct {
 }
 
 // startOnPty starts the command in dir with its standard error on a new
-// 24x100 terminal and its standard output on stdout.
+// 24x100 terminal and its standard output on stdout, or on the terminal
+// too if stdout is nil.
 func startOnPty(t testing.TB, dir string, stdout *os.File, args ...string) *ptyFetch {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
@@ -98,6 +99,9 @@ func startOnPty(t testing.TB, dir string, stdout *os.File, args ...string) *ptyF
 	r.cmd.Dir = dir
 	r.cmd.Env = append(os.Environ(), "NETRC=/nonexistent")
 	r.cmd.Stdout, r.cmd.Stderr = stdout, tty
+	if stdout == nil {
+		r.cmd.Stdout = tty
+	}
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -89,6 +90,7 @@ func (a *atomicFile) Commit() error {
 	}
 	a.done = true
 	defer unix.Close(a.dir)
+	a.keepMode()
 	if a.tmp == "" {
 		err := a.link()
 		if cerr := a.File.Close(); err == nil {
@@ -103,6 +105,30 @@ func (a *atomicFile) Commit() error {
 	if err := unix.Renameat(a.dir, a.tmp, a.dir, a.final); err != nil {
 		unix.Unlinkat(a.dir, a.tmp, 0)
 		return &os.LinkError{Op: "rename", Old: a.tmp, New: a.final, Err: err}
+	}
+	return nil
+}
+
+// keepMode gives the file the permissions of the regular file it
+// replaces, as a file written in place would keep them (a 0600 file stays
+// 0600); a new file keeps 0666 less the umask. Only the permission bits
+// are taken, never set-user-ID and the like.
+func (a *atomicFile) keepMode() {
+	var st unix.Stat_t
+	if unix.Fstatat(a.dir, a.final, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	unix.Fchmod(int(a.File.Fd()), st.Mode&0o777)
+}
+
+// SetModTime sets the file's modification (and access) time to t: -R.
+func (a *atomicFile) SetModTime(t time.Time) error { return setModTime(a.File, t) }
+
+// setModTime sets f's modification (and access) time to t: -R.
+func setModTime(f *os.File, t time.Time) error {
+	tv := unix.NsecToTimeval(t.UnixNano())
+	if err := unix.Futimes(int(f.Fd()), []unix.Timeval{tv, tv}); err != nil {
+		return &os.PathError{Op: "utimes", Path: f.Name(), Err: err}
 	}
 	return nil
 }

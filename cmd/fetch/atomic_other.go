@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // atomicFile is an output file written under a temporary name in its
@@ -63,6 +64,7 @@ func (a *atomicFile) Commit() error {
 	}
 	a.done = true
 	defer a.root.Close()
+	a.keepMode()
 	if err := a.File.Close(); err != nil {
 		a.root.Remove(a.tmp)
 		return err
@@ -72,6 +74,27 @@ func (a *atomicFile) Commit() error {
 		return err
 	}
 	return nil
+}
+
+// keepMode gives the file the permissions of the regular file it
+// replaces, as a file written in place would keep them (a 0600 file stays
+// 0600); a new file keeps 0666 less the umask. Only the permission bits
+// are taken, never set-user-ID and the like.
+func (a *atomicFile) keepMode() {
+	fi, err := a.root.Lstat(a.final)
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	a.File.Chmod(fi.Mode().Perm())
+}
+
+// SetModTime sets the file's modification (and access) time to t: -R.
+func (a *atomicFile) SetModTime(t time.Time) error { return a.root.Chtimes(a.tmp, t, t) }
+
+// setModTime sets f, opened by its path, to modification (and access)
+// time t: -R.
+func setModTime(f *os.File, t time.Time) error {
+	return os.Chtimes(f.Name(), t, t)
 }
 
 // Abort removes the unfinished file; after Commit it does nothing.

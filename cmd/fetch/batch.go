@@ -24,6 +24,8 @@ func fetchAll(ctx context.Context, o *options, urls []string, stdin io.Reader, s
 	keepIdle(o.client, min(o.parallel, o.perHost))
 	o.progress = newProgress(stderr, progressOn(o, stdout, stderr))
 	defer o.progress.wait()
+	o.stdoutTerminal = writesToTerminal(stdout)
+	targets := planTargets(o, urls, makeDirs(o))
 	turns := newTurns(stdout)
 	codes := make([]int, len(urls))
 	q := &queue{urls: urls, hosts: newHostLimit(o.perHost)}
@@ -35,7 +37,7 @@ func fetchAll(ctx context.Context, o *options, urls []string, stdin io.Reader, s
 				if !ok {
 					return
 				}
-				codes[i] = fetchJob(ctx, o, urls[i], turns.writer(i), stdin, stderr)
+				codes[i] = fetchJob(ctx, o, urls[i], targets[i], turns.writer(i), stdin, stderr)
 				release()
 				turns.done(i)
 			}
@@ -61,32 +63,68 @@ func keepIdle(cl *fetch.Client, n int) {
 	}
 }
 
-// fetchJob fetches one URL, trying a transient failure again up to
-// o.retry times with growing delays, and returns its exit code. It prints
-// the error that ends it.
-func fetchJob(ctx context.Context, o *options, raw string, stdout io.Writer, stdin io.Reader, stderr io.Writer) int {
-	sk, err := newSink(o, raw, stdout, o.progress.writer())
-	if err != nil {
-		fmt.Fprintln(o.progress.writer(), errorLine(err))
-		return exitCode(err)
+// fetchJob fetches one URL into its target, trying a transient failure
+// again up to o.retry times with growing delays, and returns its exit
+// code. It prints the error that ends it, and with --json writes the
+// record that ends the URL.
+func fetchJob(ctx context.Context, o *options, raw string, t target, stdout io.Writer, stdin io.Reader, stderr io.Writer) int {
+	msgs := o.progress.writer()
+	begin := time.Now()
+	sk := newSink(o, raw, t.path, stdout, msgs)
+	rec := &doneRecord{Input: sk.masked, URL: sk.masked, Output: sk.output()}
+	finish := func(code int, err error) int {
+		rec.Duration = time.Since(begin).Seconds()
+		rec.ExitCode = code
+		rec.Bytes = sk.written
+		if err != nil {
+			rec.Kind, rec.Class, rec.Message = kindError, className(err), errorMessage(err)
+			fmt.Fprintln(msgs, errorLine(err))
+		}
+		if o.json {
+			writeRecord(stdout, rec)
+		}
+		return code
+	}
+	switch {
+	case t.err != nil:
+		return finish(exitCode(t.err), t.err)
+	case t.skip == "" && o.noClobber && t.path != "" && clobbered(t.path):
+		t.skip = t.path + " exists; not fetched (--no-clobber)"
+	}
+	if t.skip != "" {
+		if !o.quiet {
+			fmt.Fprintln(msgs, "fetch: "+sk.masked+": "+t.skip)
+		}
+		rec.Kind, rec.Message = kindSkipped, t.skip
+		return finish(exitOK, nil)
+	}
+	if t.note != "" && !o.quiet {
+		fmt.Fprintln(msgs, "fetch: "+sk.masked+": "+t.note)
 	}
 	for attempt := 1; ; attempt++ {
-		err := fetchOne(ctx, o, raw, sk, stdin, stdout, stderr)
+		rec.Attempts = attempt
+		out, err := fetchOne(ctx, o, raw, sk, stdin, stdout, stderr)
+		if out != nil {
+			rec.describe(out, sk)
+		}
 		if err == nil {
-			return exitOK
+			return finish(exitOK, nil)
 		}
 		if attempt > o.retry || !fetch.Temporary(err) || !sk.retryable() || ctx.Err() != nil {
 			sk.abort()
-			fmt.Fprintln(o.progress.writer(), errorLine(err))
-			return exitCode(err)
+			return finish(exitCode(err), err)
 		}
 		delay := retryDelay(attempt)
-		fmt.Fprintf(o.progress.writer(), "%s; trying again in %v (retry %d of %d)\n", errorLine(err), delay, attempt, o.retry)
+		fmt.Fprintf(msgs, "%s; trying again in %v (retry %d of %d)\n", errorLine(err), delay, attempt, o.retry)
+		if o.json {
+			writeRecord(stdout, retryRecord{Kind: kindRetry, Input: sk.masked, Attempt: attempt, Delay: delay.Seconds(),
+				ExitCode: exitCode(err), Class: className(err), Message: errorMessage(err)})
+		}
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
 			sk.abort()
-			return exitInterrupted
+			return finish(exitInterrupted, &fetch.Error{Op: "fetch", URL: sk.masked, Err: ctx.Err()})
 		}
 	}
 }

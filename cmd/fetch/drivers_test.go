@@ -21,6 +21,7 @@ func configureArgs(t *testing.T, args ...string) (*fetch.Client, *all.Drivers, e
 	app := &cli.App{
 		Name:           "fetch",
 		Flags:          append(fetchFlags(), driverFlags()...),
+		HideHelp:       true, // -h is --human-readable
 		Reader:         strings.NewReader(""),
 		Writer:         io.Discard,
 		ErrWriter:      io.Discard,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,8 +32,16 @@ type options struct {
 	perHost    int  // at most this many of them from one server
 	retry      int  // --retry: tries again after a transient failure
 	resume     bool // -C: continue a partial output file
-	client     *fetch.Client
-	progress   *progress // the run's bars on standard error (progress.go)
+	raw        bool // --raw: a listing as the server's bytes
+	human      bool // -h: sizes in K, M, G
+	noClobber  bool // --no-clobber: never replace a file
+	createDirs bool // --create-dirs: make -o's directory
+	remoteTime bool // -R: the output gets the resource's time
+	// stdoutTerminal: standard output is a terminal (listings are
+	// escaped, binary refused).
+	stdoutTerminal bool
+	client         *fetch.Client
+	progress       *progress // the run's bars on standard error (progress.go)
 }
 
 // copyBuffers are the buffers transfers copy through, one per running
@@ -56,6 +63,11 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		perHost:    c.Int("per-host"),
 		retry:      c.Int("retry"),
 		resume:     c.Bool("continue"),
+		raw:        c.Bool("raw"),
+		human:      c.Bool("human-readable"),
+		noClobber:  c.Bool("no-clobber"),
+		createDirs: c.Bool("create-dirs"),
+		remoteTime: c.Bool("remote-time"),
 	}
 	switch {
 	case o.output != "" && o.remoteName:
@@ -64,6 +76,10 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		return nil, cli.Exit("--dir goes with -O", exitUsage)
 	case o.resume && o.output == "" && !o.remoteName:
 		return nil, cli.Exit("-C continues an output file: it needs -o FILE or -O", exitUsage)
+	case o.resume && o.noClobber:
+		return nil, cli.Exit("-C continues a file that --no-clobber would keep: use one of them", exitUsage)
+	case o.createDirs && o.output == "" && !o.remoteName:
+		return nil, cli.Exit("--create-dirs makes the directories of -o FILE or of --dir", exitUsage)
 	case o.parallel < 1:
 		return nil, cli.Exit("-P needs a number of 1 or more", exitUsage)
 	case o.perHost < 1:
@@ -85,7 +101,9 @@ func optionsFrom(c *cli.Context) (*options, error) {
 	if o.verbose {
 		errw := c.App.ErrWriter
 		cl.Trace = func(dir fetch.Direction, line string) {
-			fmt.Fprintf(errw, "%c %s\n", dir, line)
+			// The server's lines as it sent them, but for what a
+			// terminal would act on.
+			fmt.Fprintf(errw, "%c %s\n", dir, safeText(line))
 		}
 	}
 	// Without a terminal Prompt stays nil, so the drivers say a password
@@ -101,69 +119,89 @@ func optionsFrom(c *cli.Context) (*options, error) {
 }
 
 // fetchOne fetches raw once into sk, its output, within --timeout.
-func fetchOne(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) error {
+func fetchOne(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
 	if o.timeout <= 0 {
 		return fetchOnce(ctx, o, raw, sk, stdin, stdout, stderr)
 	}
 	tctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	err := fetchOnce(tctx, o, raw, sk, stdin, stdout, stderr)
+	out, err := fetchOnce(tctx, o, raw, sk, stdin, stdout, stderr)
 	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-		return &gaveUpError{after: o.timeout, err: err}
+		return out, &gaveUpError{after: o.timeout, err: err}
 	}
-	return err
+	return out, err
 }
 
-// fetchOnce is one attempt at raw.
-func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) error {
+// outcome is what one attempt at a URL came to: the record kind that
+// ends it and the response, for the --json record.
+type outcome struct {
+	kind    string
+	resp    *fetch.Response
+	entries int64 // of a listing
+}
+
+// fetchOnce is one attempt at raw. The outcome has the response once one
+// came, even when the attempt failed after it.
+func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
 	req, err := o.client.NewRequest(raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Input = stdin
 	req.Offset = sk.offset()
 	resp, err := o.client.Do(ctx, req)
 	if err != nil {
-		return handOff(ctx, err, stdin, stdout, stderr)
+		return nil, handOff(ctx, err, stdin, stdout, stderr)
 	}
 	defer resp.Body.Close()
-	masked := resp.URL.Redacted()
+	out := &outcome{resp: resp}
 
 	switch resp.Kind {
 	case fetch.Listing:
+		out.kind = kindListing
 		body := &readError{ReadCloser: resp.Body}
 		resp.Body = body
-		return sk.listing(resp, func(w io.Writer) error {
-			if o.json {
-				return writeEntriesJSON(w, resp, body)
-			}
-			return writeEntries(w, o.progress.writer(), resp, body, o.urls)
+		if o.raw {
+			return out, sk.listing(resp, func(w io.Writer) error {
+				return writeRawListing(w, o, sk, resp, body, &out.entries)
+			})
+		}
+		return out, sk.listing(resp, func(w io.Writer) error {
+			return writeListing(w, o, sk, resp, body, &out.entries)
 		})
 	case fetch.Session:
-		return runSession(ctx, resp, stdin, stdout)
+		out.kind = kindSession
+		if o.json {
+			// Standard output is the records': the session is shown
+			// on standard error.
+			return out, runSession(ctx, resp, stdin, stderr)
+		}
+		return out, runSession(ctx, resp, stdin, stdout)
 	case fetch.Sent:
+		out.kind = kindSent
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if resp.Status == "" {
+			resp.Status = strings.TrimSpace(string(b))
+		}
 		if !o.quiet {
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-			fmt.Fprintf(o.progress.writer(), "fetch: sent to %s: %s\n", masked, b)
+			fmt.Fprintf(o.progress.writer(), "fetch: sent to %s: %s\n", resp.URL.Redacted(), safeText(oneLine(string(b))))
 		}
-		return resp.Body.Close()
+		return out, resp.Body.Close()
 	default:
-		if o.json && o.output == "" && !o.remoteName {
-			return writeMetaJSON(stdout, resp)
+		if o.json && sk.path == "" {
+			// The records take standard output: a document's is its
+			// metadata.
+			out.kind = kindHead
+			return out, nil
 		}
+		out.kind = kindDocument
 		buf := copyBuffers.Get().(*[]byte)
 		defer copyBuffers.Put(buf)
 		bar := startBar(o, resp, sk.path)
 		resp.Body = bar.body(resp.Body)
 		err := sk.document(resp, *buf)
 		bar.done(err)
-		if err != nil {
-			return err
-		}
-		if o.json {
-			return writeMetaJSON(stdout, resp)
-		}
-		return nil
+		return out, err
 	}
 }
 
@@ -178,59 +216,6 @@ func bodyError(resp *fetch.Response, err error) error {
 		return err
 	}
 	return &fetch.Error{Op: "read", URL: resp.URL.Redacted(), Err: err}
-}
-
-// writeEntries prints a listing as aligned columns, one entry per line,
-// as it streams in: type, size, date, name (and URL).
-func writeEntries(w, stderr io.Writer, resp *fetch.Response, body *readError, urls bool) error {
-	for e, err := range resp.Entries() {
-		if err != nil {
-			if body.err != nil {
-				return err // the listing broke off: its error ends it
-			}
-			fmt.Fprintf(stderr, "fetch: %s: %v\n", resp.URL.Redacted(), err)
-			continue
-		}
-		size := "-"
-		if e.Size >= 0 && e.Type != fetch.EntryDir {
-			size = strconv.FormatInt(e.Size, 10)
-		}
-		date := "-"
-		if !e.Time.IsZero() {
-			date = e.Time.Local().Format("2006-01-02 15:04")
-		}
-		name := e.Name
-		if e.Title != "" && e.Title != e.Name {
-			name += "  " + e.Title
-		}
-		if urls {
-			name += "  " + e.URL
-		}
-		if _, err := fmt.Fprintf(w, "%-7s %12s  %-16s  %s\n", e.Type, size, date, name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeEntriesJSON prints one JSON object per entry (JSON Lines).
-func writeEntriesJSON(w io.Writer, resp *fetch.Response, body *readError) error {
-	enc := json.NewEncoder(w)
-	for e, err := range resp.Entries() {
-		if err != nil {
-			if body.err != nil {
-				return err
-			}
-			if err := enc.Encode(map[string]string{"error": err.Error()}); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := enc.Encode(e); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // readError is a listing's Body that keeps the error that broke its
@@ -249,27 +234,31 @@ func (r *readError) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// writeMetaJSON prints a response's metadata as one JSON object.
-func writeMetaJSON(w io.Writer, resp *fetch.Response) error {
-	m := struct {
-		URL      string     `json:"url"`
-		Kind     fetch.Kind `json:"kind"`
-		Type     string     `json:"type,omitempty"`
-		Length   int64      `json:"length"`
-		Offset   int64      `json:"offset,omitempty"`
-		Modified time.Time  `json:"modified,omitzero"`
-		Meta     fetch.Meta `json:"meta,omitempty"`
-	}{resp.URL.Redacted(), resp.Kind, resp.Type, resp.Length, resp.Offset, resp.Modified, resp.Meta}
-	return json.NewEncoder(w).Encode(m)
+// errorLine is the one line a failed URL prints: the URL once (its
+// password masked), then what went wrong in a person's words, every
+// character a terminal could act on escaped (safeText): a reply quoted in
+// an error is the server's text.
+func errorLine(err error) string {
+	url, msg := errorParts(err)
+	if url != "" {
+		return safeText("fetch: " + url + ": " + msg)
+	}
+	return safeText("fetch: " + msg)
 }
 
-// errorLine is the one line a failed URL prints: the URL once (its
-// password masked), then what went wrong in a person's words. The name of
+// errorMessage is what errorLine says went wrong, without the URL and
+// unescaped: the message of a --json record.
+func errorMessage(err error) string {
+	_, msg := errorParts(err)
+	return msg
+}
+
+// errorParts are the URL an error names and what went wrong. The name of
 // the driver that a library error starts with ("ftp: ...") goes, for the
 // URL names its scheme already; a timeout names the option that sets it;
 // an interrupted fetch says so rather than "context canceled".
-func errorLine(err error) string {
-	url, msg := "", err.Error()
+func errorParts(err error) (url, msg string) {
+	msg = err.Error()
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
 		url, msg = fe.URL, fe.Err.Error()
@@ -293,10 +282,7 @@ func errorLine(err error) string {
 	case errors.As(err, new(*fetch.CertificateError)):
 		msg += " (trust its issuer with --cacert FILE, or skip the check with -k)"
 	}
-	if url != "" {
-		return "fetch: " + url + ": " + msg
-	}
-	return "fetch: " + msg
+	return url, msg
 }
 
 // driverNames are the prefixes the drivers' errors start with.

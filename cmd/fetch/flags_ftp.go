@@ -35,8 +35,8 @@ func configureFTP(c *cli.Context, d *ftp.Driver) error {
 	d.AnonymousPassword = c.String("ftp-anonymous-password")
 	d.DisableEPSV = c.Bool("ftp-pasv")
 	d.NoPipelining = c.Bool("ftp-no-pipelining")
-	// The modification time shows only in --json: without it
-	// MDTM would cost the server a command a file for nothing.
-	d.SkipModTime = !c.Bool("json")
+	// The modification time is used only by --json and -R: without
+	// them MDTM would cost the server a command a file for nothing.
+	d.SkipModTime = !c.Bool("json") && !c.Bool("remote-time")
 	return nil
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -61,17 +59,7 @@ func fetchWithEnv(t *testing.T, env []string, args ...string) result {
 	}
 	cmd.Env = append(cmd.Env, "NETRC=/nonexistent-netrc-for-tests")
 	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running fetch %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runCmd(t, cmd)
 }
 
 // unusedAddr is an address nothing listens on: a direct fetch there fails

@@ -30,7 +30,7 @@ fetch [options] -i FILE
 fetch parse [--json] URL
 fetch resolve BASE REF...
 fetch extract [--json] [FILE]
-fetch help [SCHEME]
+fetch help [SCHEME|json]
 fetch completion bash|zsh|fish`
 
 const description = "fetch dereferences URLs: for each URL it runs the retrieval algorithm RFC 1738 gives for the " +
@@ -285,7 +285,7 @@ var commandDocs = []commandDoc{
 	{"parse", "parse [--json] URL", "show how fetch reads URL: its scheme's parts, decoded"},
 	{"resolve", "resolve BASE REF...", "expand relative references against BASE (RFC 1630, RFC 3986)"},
 	{"extract", "extract [--json] [FILE]", "find the URLs in text (<URL:...>, bare http://...), one a line"},
-	{"help", "help [SCHEME]", "this help, or what one scheme's URLs mean and its options"},
+	{"help", "help [SCHEME|json]", "this help, what one scheme's URLs mean and its options, or the records of --json"},
 	{"completion", "completion bash|zsh|fish", "a shell completion script: source <(fetch completion bash)"},
 }
 

@@ -189,11 +189,16 @@ func usageErrorHandler(_ *cli.Context, err error, _ bool) error {
 
 func fetchFlags() []cli.Flag {
 	fs := inCategory(catOutput,
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the document to `FILE` (\"-\": standard output), which gets its name only when the document is complete"},
-		&cli.BoolFlag{Name: "remote-name", Aliases: []string{"O"}, Usage: "write each document to a file named after its URL, in the current directory or --dir"},
-		&cli.StringFlag{Name: "dir", Usage: "with -O, write the files into `DIR`"},
-		&cli.BoolFlag{Name: "json", Usage: "print listings as one JSON object per entry, and a document's metadata instead of its bytes (unless -o/-O)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the document to `FILE` (\"-\": standard output, even binary to a terminal), which gets its name only when the document is complete; replacing a file keeps its permissions"},
+		&cli.BoolFlag{Name: "remote-name", Aliases: []string{"O"}, Usage: "write each document to a file named after its URL, in the current directory or --dir; a name an earlier URL of the run took gets .1, .2, ..."},
+		&cli.StringFlag{Name: "dir", Usage: "with -O, write the files into `DIR`, made if missing"},
+		&cli.BoolFlag{Name: "create-dirs", Usage: "make the directories -o FILE needs"},
+		&cli.BoolFlag{Name: "no-clobber", Usage: "never replace a file: a URL whose file exists (or that an earlier URL of the run writes) is not fetched"},
+		&cli.BoolFlag{Name: "remote-time", Aliases: []string{"R"}, Usage: "give the output file the resource's time (FTP MDTM, HTTP Last-Modified, a file's mtime) when the server says it"},
+		&cli.BoolFlag{Name: "json", Usage: "print JSON Lines on standard output, one record per event: each listing entry, then one record per URL (what came back, status, bytes, time, output file, or the error); documents go to -o/-O only (see fetch help json)"},
+		&cli.BoolFlag{Name: "raw", Usage: "write a listing as the server sent it (the gopher menu, the FTP LIST or MLSD text, the NNTP overview lines) rather than as columns"},
 		&cli.BoolFlag{Name: "urls", Usage: "print each listing entry's URL as a last column"},
+		&cli.BoolFlag{Name: "human-readable", Aliases: []string{"h"}, Usage: "print listing sizes in K, M and G (powers of 1024), as ls -h"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the protocol conversation to standard error (passwords masked), without progress bars"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors: no progress bars, no lines for finished transfers"},
 	)

@@ -9,11 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/urlfetch/urlfetch/internal/recordcheck"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -51,6 +53,15 @@ func fetchCmd(t *testing.T, dir, stdin string, args ...string) result {
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), "NETRC=/nonexistent-netrc-for-tests")
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd, the binary, and returns what it printed. With --json
+// among its arguments, each line of its standard output must be a record
+// of records.schema.json (issue 22, point 1: every record the tests make
+// is checked).
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -59,9 +70,25 @@ func fetchCmd(t *testing.T, dir, stdin string, args ...string) result {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("running fetch %v: %v", args, err)
+		t.Fatalf("running fetch %v: %v", cmd.Args[1:], err)
+	}
+	if slices.Contains(cmd.Args, "--json") && !subcommand(cmd.Args[1:]) {
+		if err := recordcheck.Check(out.Bytes()); err != nil {
+			t.Errorf("fetch %q: %v", cmd.Args[1:], err)
+		}
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// subcommand reports whether args run one of the subcommands (parse,
+// resolve, extract), whose --json is no record, rather than fetch URLs.
+func subcommand(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a == "parse" || a == "resolve" || a == "extract"
+		}
+	}
+	return false
 }
 
 func fileURL(path string) string {
@@ -199,11 +226,14 @@ func TestListing(t *testing.T) {
 	var n int
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var e struct {
-			Name, URL, Type string
-			Size            int64
+			Kind, Name, URL, Type string
+			Size                  int64
 		}
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("--json line %q: %v", line, err)
+		}
+		if e.Kind != "entry" {
+			continue
 		}
 		if e.Name == "one.txt" && (e.Size != 5 || e.Type != "file" || !strings.HasPrefix(e.URL, "file://")) {
 			t.Errorf("entry %+v", e)
@@ -215,19 +245,21 @@ func TestListing(t *testing.T) {
 	}
 }
 
+// --json without -o or -O gives a document's metadata (issue 22, point 1:
+// kind "head", its media type in "media").
 func TestDocumentJSON(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "page.html")
 	os.WriteFile(p, []byte("<html></html>"), 0o644)
 	r := fetchCmd(t, dir, "", "--json", fileURL(p))
 	var m struct {
-		URL, Kind, Type string
-		Length          int64
+		URL, Kind, Media string
+		Length           int64
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil || r.code != 0 {
 		t.Fatalf("--json = %d %q %v", r.code, r.stdout, err)
 	}
-	if m.Kind != "document" || m.Length != 13 || !strings.HasPrefix(m.Type, "text/html") {
+	if m.Kind != "head" || m.Length != 13 || !strings.HasPrefix(m.Media, "text/html") {
 		t.Errorf("--json metadata = %+v", m)
 	}
 }

@@ -31,6 +31,10 @@ func helpCommand(stdout io.Writer, flags []cli.Flag) *cli.Command {
 				return usagef("help takes one scheme or command")
 			}
 			name := strings.ToLower(strings.TrimSuffix(c.Args().First(), ":"))
+			if name == "json" {
+				writeJSONHelp(stdout)
+				return nil
+			}
 			if t := findTopic(name); t != nil {
 				writeTopic(stdout, t, flags)
 				return nil
@@ -39,9 +43,22 @@ func helpCommand(stdout io.Writer, flags []cli.Flag) *cli.Command {
 				writeCommandHelp(stdout, cmd)
 				return nil
 			}
-			return usagef("no help for %q: name a scheme (%s) or a command (%s)", c.Args().First(),
+			return usagef("no help for %q: name a scheme (%s), a command (%s) or json", c.Args().First(),
 				strings.Join(topicNames(), ", "), strings.Join(commandNames(), ", "))
 		},
+	}
+}
+
+// writeJSONHelp writes fetch help json.
+func writeJSONHelp(w io.Writer) {
+	fmt.Fprintln(w, "fetch --json: the records")
+	for _, p := range jsonHelp.paragraphs {
+		fmt.Fprintln(w)
+		wrap(w, "", "", p, helpWidth)
+	}
+	fmt.Fprintln(w, "\nExamples:")
+	for _, e := range jsonHelp.examples {
+		fmt.Fprintln(w, "  "+e)
 	}
 }
 
@@ -126,6 +143,17 @@ func writeMan(w io.Writer, flags []cli.Flag) {
 		}
 		p(".fi")
 	}
+	p(".SH JSON OUTPUT")
+	for _, para := range jsonHelp.paragraphs {
+		p(".PP")
+		p("%s", roff(para))
+	}
+	p(".PP")
+	p(".nf")
+	for _, e := range jsonHelp.examples {
+		p("%s", roff(e))
+	}
+	p(".fi")
 	p(".SH EXAMPLES")
 	p(".nf")
 	for _, e := range examples {

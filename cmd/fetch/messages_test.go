@@ -87,8 +87,10 @@ func TestMessages(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-O", "--dir", "no/such/dir", src}, exitFailure,
-			"fetch: " + src + ": cannot write no/such/dir/notes.txt: no directory no/such/dir\n"},
+		{[]string{"-O", "--dir", "notes.txt/sub", src}, exitFailure,
+			"fetch: " + src + ": cannot write notes.txt/sub/notes.txt: cannot make the directory notes.txt/sub: not a directory\n"},
+		{[]string{"-o", "notes.txt/out.txt", "--create-dirs", src}, exitFailure,
+			"fetch: " + src + ": cannot write notes.txt/out.txt: cannot make the directory notes.txt: not a directory\n"},
 		{[]string{"-o", "missing/out.txt", src}, exitFailure,
 			"fetch: " + src + ": cannot write missing/out.txt: no directory missing\n"},
 		{[]string{"-o", "/dev/full", src}, exitFailure,

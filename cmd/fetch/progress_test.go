@@ -189,6 +189,18 @@ func startOnPty(t *testing.T, dir string, stdout *os.File, args ...string) *ptyR
 // the end, and returns its exit code and the final screen.
 func (r *ptyRun) wait(t *testing.T) (code int, lines []string) {
 	t.Helper()
+	code = r.finish(t)
+	lines, wide := screen(r.term.String())
+	if wide {
+		t.Errorf("a line wider than the terminal's %d columns: %q", termCols, r.term.String())
+	}
+	return code, lines
+}
+
+// finish waits for the command to exit and for its terminal to be read
+// to the end, and returns its exit code.
+func (r *ptyRun) finish(t *testing.T) (code int) {
+	t.Helper()
 	select {
 	case <-r.exited:
 	case <-time.After(15 * time.Second):
@@ -197,15 +209,11 @@ func (r *ptyRun) wait(t *testing.T) (code int, lines []string) {
 	<-r.read
 	var ee *exec.ExitError
 	if errors.As(r.err, &ee) {
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	} else if r.err != nil {
 		t.Fatal(r.err)
 	}
-	lines, wide := screen(r.term.String())
-	if wide {
-		t.Errorf("a line wider than the terminal's %d columns: %q", termCols, r.term.String())
-	}
-	return code, lines
+	return 0
 }
 
 // shows polls the screen until a line matches re, for up to limit.

@@ -160,17 +160,7 @@ func fetchWithPath(t *testing.T, path string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(fetchBin, args...)
 	cmd.Env = append(os.Environ(), "NETRC=/nonexistent-netrc-for-tests", "PATH="+path)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{out.String(), errb.String(), 0}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running fetch %v: %v", args, err)
-	}
-	return r
+	return runCmd(t, cmd)
 }
 
 // Acceptance 4: rlogin and tn3270 URLs go to an installed client with

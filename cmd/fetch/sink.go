@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
-	"github.com/urlfetch/urlfetch/uri"
 )
 
 // A sink is where one URL's document goes: standard output, a device, a
@@ -33,28 +34,20 @@ type sink struct {
 	f     *os.File
 	tmp   *atomicFile // f, when it is a temporary file
 	n     int64       // bytes of the document in the output
+	// written counts the bytes this run wrote, every attempt's.
+	written  int64
+	modified time.Time // the resource's, for -R
 	// wrote is set once anything reached standard output or a device: a
 	// listing cannot be taken back there.
 	wrote bool
 }
 
-func newSink(o *options, raw string, stdout, stderr io.Writer) (*sink, error) {
-	s := &sink{o: o, stdout: stdout, stderr: stderr, masked: raw, path: o.output}
-	if u, err := uri.Parse(raw); err == nil {
-		s.masked = u.Redacted()
-		if o.remoteName {
-			p, err := remotePath(o, u)
-			if err != nil {
-				return nil, &fetch.Error{Op: "fetch", URL: s.masked, Err: err}
-			}
-			s.path = p
-		}
-	}
-	if s.path == "-" {
-		s.path = ""
-	}
+// newSink is the output of the URL raw, to go to path ("" for standard
+// output), as planTargets decided.
+func newSink(o *options, raw, path string, stdout, stderr io.Writer) *sink {
+	s := &sink{o: o, stdout: stdout, stderr: stderr, masked: maskURL(raw), path: path}
 	if s.path == "" {
-		return s, nil
+		return s
 	}
 	// A name the user gave (-o) is followed; a name from the URL (-O) is
 	// not: a symbolic link planted under it is replaced, never written
@@ -72,16 +65,18 @@ func newSink(o *options, raw string, stdout, stderr io.Writer) (*sink, error) {
 	case err == nil && o.resume && fi.Mode().IsRegular():
 		s.n = fi.Size()
 	}
-	return s, nil
+	return s
 }
 
-// remotePath is the -O file of u, in --dir.
-func remotePath(o *options, u *uri.URL) (string, error) {
-	dir := o.dir
-	if dir == "" {
-		dir = "."
+// toTerminal reports whether the output is the terminal.
+func (s *sink) toTerminal() bool { return s.path == "" && s.o.stdoutTerminal }
+
+// output names the output for a record: the file, or "-".
+func (s *sink) output() string {
+	if s.path == "" {
+		return "-"
 	}
-	return safeJoin(dir, outputName(u))
+	return s.path
 }
 
 // offset is where the next attempt should ask the document to start.
@@ -107,7 +102,12 @@ func (s *sink) document(resp *fetch.Response, buf []byte) error {
 			return bodyError(resp, err)
 		}
 	}
-	_, err = io.CopyBuffer(onlyWriter{countWriter{w, &s.n}}, r, buf)
+	if s.toTerminal() && s.o.output != "-" {
+		w = binaryGuard{w}
+	}
+	s.modified = resp.Modified
+	n, err := io.CopyBuffer(onlyWriter{countWriter{w, &s.n}}, r, buf)
+	s.written += n
 	if err != nil {
 		return s.copyError(resp, err)
 	}
@@ -186,10 +186,13 @@ func (s *sink) open() error {
 }
 
 // listing writes a Listing through write: to standard output, or to a
-// file that appears complete or not at all.
+// file that appears complete or not at all; with --json and no file,
+// write gets a nil Writer, for the records are the output.
 func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error {
 	var w io.Writer = s.stdout
 	switch {
+	case s.path == "" && s.o.json:
+		w = nil
 	case s.path == "" || s.dev:
 		s.wrote = true
 		if s.dev {
@@ -211,7 +214,11 @@ func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error 
 		s.tmp, s.f = tmp, tmp.File
 		w = s.f
 	}
-	if err := write(countWriter{w, new(int64)}); err != nil {
+	if w != nil {
+		w = countWriter{w, &s.written}
+	}
+	s.modified = resp.Modified
+	if err := write(w); err != nil {
 		return s.copyError(resp, err)
 	}
 	if err := resp.Body.Close(); err != nil {
@@ -220,9 +227,22 @@ func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error 
 	return s.commit()
 }
 
-// commit finishes the output: the temporary file takes its name.
+// commit finishes the output: the temporary file takes its name, with
+// the resource's time (-R).
 func (s *sink) commit() error {
 	var err error
+	if s.o.remoteTime && !s.modified.IsZero() {
+		switch {
+		case s.tmp != nil:
+			err = s.tmp.SetModTime(s.modified)
+		case s.f != nil && !s.dev:
+			err = setModTime(s.f, s.modified)
+		}
+		if err != nil {
+			s.abort()
+			return s.outputError(err)
+		}
+	}
 	switch {
 	case s.tmp != nil:
 		err = s.tmp.Commit()
@@ -260,7 +280,10 @@ func (s *sink) outputError(err error) error {
 // body's.
 func (s *sink) copyError(resp *fetch.Response, err error) error {
 	var we *writeError
-	if errors.As(err, &we) {
+	switch {
+	case errors.As(err, &we) && we.err == errBinary:
+		return &fetch.Error{Op: "fetch", URL: s.masked, Err: errBinary}
+	case errors.As(err, &we):
 		return s.outputError(we.err)
 	}
 	return bodyError(resp, err)
@@ -285,6 +308,20 @@ func (s *sink) abort() {
 	if (!s.o.resume || s.fresh) && s.path != "" && !s.dev {
 		s.n = 0
 	}
+}
+
+// binaryGuard refuses bytes that are binary (a NUL among them, curl's
+// rule) on their way to a terminal, where they could leave it unusable.
+type binaryGuard struct{ w io.Writer }
+
+// errBinary is binaryGuard's refusal.
+var errBinary = errors.New("binary output can mess up the terminal: not written (-o FILE saves it; -o - shows it anyway)")
+
+func (g binaryGuard) Write(p []byte) (int, error) {
+	if bytes.IndexByte(p, 0) >= 0 {
+		return 0, errBinary
+	}
+	return g.w.Write(p)
 }
 
 // countWriter adds what it writes to *n.

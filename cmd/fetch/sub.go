@@ -310,7 +310,8 @@ func extractCommand(stdin io.Reader, stdout io.Writer) *cli.Command {
 	}
 }
 
-// maskURL hides the password of a URL found in text.
+// maskURL is s for messages and records, its password masked, whether
+// or not it parses as a URL.
 func maskURL(s string) string {
 	if u, err := uri.Parse(s); err == nil {
 		return u.Redacted()

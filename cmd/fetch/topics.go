@@ -143,3 +143,38 @@ func findTopic(name string) *topic {
 	}
 	return nil
 }
+
+// jsonHelp is "fetch help json" and the man page's JSON OUTPUT section:
+// the records of --json (records.go), in words; records.schema.json says
+// the same to a program.
+var jsonHelp = struct {
+	paragraphs []string
+	examples   []string
+}{
+	paragraphs: []string{
+		"--json writes JSON Lines on standard output: one record a line, one per event, each an object " +
+			"with \"kind\" and \"input\" (the URL as given, its password masked), so the records of several " +
+			"URLs can be told apart. Their schema is records.schema.json in fetch's source (cmd/fetch).",
+		"A URL gives zero or more \"entry\" records, its listing's entries as they stream in: listing (the " +
+			"listing's URL), name, url (the entry's own), type (file, dir, link, info, search, session, " +
+			"article, group, error or other, whatever the scheme), size (-1: unknown), time, title, media (a " +
+			"media type), target (a link's), item (a gopher item's type character) and attrs; " +
+			"\"entry_error\" for a listing line that does not parse; \"retry\" when --retry tries again; and " +
+			"then exactly one record that ends it.",
+		"That record's kind is document (written to -o or -O), listing, head (metadata, nothing " +
+			"transferred: -I, or --json without -o or -O), sent (mailto), session (telnet), skipped " +
+			"(--no-clobber) or error. It has url (the effective URL, after redirects), status (the " +
+			"protocol's reply), media, length (as announced; -1: unknown), offset, bytes (written), " +
+			"entries, modified, output (the file, or - for standard output), duration (seconds), attempts, " +
+			"meta (headers, Gopher+ attributes), exit_code, and for an error its class (url, not_found, " +
+			"auth, unsupported, unsafe, protocol, timeout, connect, tls, interrupted, other) and message.",
+		"With --json no document goes to standard output: give -o or -O; a session (telnet) shows on " +
+			"standard error. Strings keep their characters " +
+			"exactly; control characters are written as \\u escapes, so that a record shown on a terminal " +
+			"cannot drive it.",
+	},
+	examples: []string{
+		"fetch --json ftp://ftp.example.org/pub/ | jq -r 'select(.kind == \"entry\") | .url'",
+		"fetch --json -O -i urls.txt | jq 'select(.kind == \"error\")'",
+	},
+}
