@@ -474,3 +474,28 @@ func TestMIDConformance(t *testing.T) {
 		})
 	}
 }
+
+// The command, as a user runs it: --mailbox, a listing, --message with
+// cid:, and the exit code of a missing message.
+func TestMIDCommand(t *testing.T) {
+	m := midMessages(t)
+	dir := t.TempDir()
+	r := runFetch(t, dir, "--mailbox", env(t, "MAILDIR"), mid.PartURL(m.plainID, ""))
+	if r.code != 0 || r.stdout != string(m.plainFile) {
+		t.Errorf("fetch --mailbox MAILDIR mid:... = %d %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runFetch(t, dir, "--mailbox", env(t, "MBOX"), mid.PartURL(m.relID, "")+"/")
+	if r.code != 0 || !strings.Contains(r.stdout, m.imgCID) || !strings.Contains(r.stdout, "logo.gif") {
+		t.Errorf("fetch --mailbox MBOX mid:.../ = %d %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	eml := filepath.Join(dir, "saved.eml")
+	os.WriteFile(eml, m.relFile, 0o600)
+	r = runFetch(t, dir, "--message", eml, "-o", "logo.gif", "cid:img%2F"+m.token+"@urlfetch.test")
+	if got, _ := os.ReadFile(filepath.Join(dir, "logo.gif")); r.code != 0 || !bytes.Equal(got, m.imgData) {
+		t.Errorf("fetch --message saved.eml -o logo.gif cid:... = %d, %d bytes\n%s", r.code, len(got), r.stderr)
+	}
+	r = runFetch(t, dir, "--mailbox", env(t, "MAILDIR"), "mid:missing-"+m.token+"@urlfetch.test")
+	if r.code != 4 || !strings.Contains(r.stderr, env(t, "MAILDIR")) {
+		t.Errorf("fetch mid:missing = %d %q, want exit 4 naming the Maildir", r.code, r.stderr)
+	}
+}
