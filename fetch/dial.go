@@ -43,9 +43,13 @@ var badPorts = map[int]bool{
 
 // ownPorts are ports on the bad-ports list that belong to a scheme's own
 // protocol besides its default port: SMTP's submissions (465) and
-// submission (587) ports for the SMTP server of mailto: URLs.
+// submission (587) ports for the SMTP server of mailto: URLs; IMAP's
+// (143) and IMAP over TLS's (993) for the mailbox of mid: URLs, which the
+// user names with an imap: or imaps: URL.
 var ownPorts = map[string][]int{
 	"mailto": {25, 465, 587},
+	"imap":   {143},
+	"imaps":  {993},
 }
 
 // BadPort reports whether port belongs to another protocol than scheme's:

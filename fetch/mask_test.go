@@ -31,6 +31,12 @@ func TestMaskLine(t *testing.T) {
 		{"230 logged in, hunter2", []string{"hunter2"}, "230 logged in, ***"},
 		{"Grüße", []string{"ü"}, "Grüße"},
 		{"AUTH PLAIN dXNlcjpwdw==", nil, "AUTH PLAIN ***"},
+		// Issue 26: IMAP's LOGIN and AUTHENTICATE come after a tag.
+		{`a2 LOGIN "urlfetch" "imap pass"`, nil, "a2 LOGIN ***"},
+		{"a2 login urlfetch {9}", nil, "a2 login ***"},
+		{"A9 AUTHENTICATE PLAIN dXNlcjpwdw==", nil, "A9 AUTHENTICATE ***"},
+		{"* OK LOGIN completed", nil, "* OK LOGIN completed"},
+		{"a3 EXAMINE INBOX", nil, "a3 EXAMINE INBOX"},
 	}
 	for _, tt := range tests {
 		if got := MaskLine(tt.line, tt.secrets); got != tt.want {

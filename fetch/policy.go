@@ -85,6 +85,19 @@ type FollowChecker interface {
 	CheckFollow(u *uri.URL) error
 }
 
+// A PrivateDriver is a Driver that reads what is the user's alone, as the
+// mid: and cid: drivers read the user's mail: no URL a server chose may
+// lead to it, whatever FollowSchemes says (--proto-redir cannot widen
+// it), because a server that could name such a URL could make the Client
+// read the user's mail and carry it elsewhere. CheckHop asks
+// CheckPrivateHop about every hop to one of its URLs, before anything
+// else; it returns nil only for a hop that stays within what the user
+// asked for (the entry of a listing of a message's parts, leading to a
+// part of the same message), else an error that says why not.
+type PrivateDriver interface {
+	CheckPrivateHop(h Hop) error
+}
+
 // tlsSchemes are the schemes whose protocol runs over TLS from the first
 // byte or by negotiation the URL requires.
 var tlsSchemes = []string{"https", "ftps", "nntps", "snews", "gophers", "telnets", "imaps", "pop3s", "ldaps", "wss"}
@@ -98,6 +111,8 @@ func TLSScheme(scheme string) bool { return slices.Contains(tlsSchemes, scheme) 
 // caller follows). In order:
 //
 //   - To's scheme must be one the Client uses at all (AllowSchemes);
+//   - a PrivateDriver's URL (mid:, cid:: the user's mail) must be one
+//     its CheckPrivateHop accepts, whatever FollowSchemes says;
 //   - it must be one a server may send the Client to: one FollowSchemes
 //     names, or, when FollowSchemes is nil, one whose driver is a
 //     FollowChecker (of the built-in drivers: http, https, ftp, gopher,
@@ -125,6 +140,11 @@ func (c *Client) CheckHop(h Hop) error {
 		return Errorf(ErrUnsafe, "refusing %s: this client may not use %s: URLs (allowed: %s; --proto)", h, scheme, strings.Join(c.AllowSchemes, ", "))
 	}
 	d := c.Driver(scheme)
+	if pd, ok := d.(PrivateDriver); ok {
+		if err := pd.CheckPrivateHop(h); err != nil {
+			return Errorf(ErrUnsafe, "refusing %s: %w", h, err)
+		}
+	}
 	fc, _ := d.(FollowChecker)
 	if !c.followable(scheme, fc != nil) && (h.Kind == HopRedirect || !sameServer(h.From, h.To)) {
 		return Errorf(ErrUnsafe, "refusing %s: a server may not send this client to %s: URLs (it may to %s; --proto-redir)", h, scheme, strings.Join(c.FollowableSchemes(), ", "))

@@ -186,17 +186,50 @@ func (r *Request) Tracing() bool { return r.cl().Trace != nil }
 var passwordCommands = []string{"PASS ", "AUTHINFO PASS ", "AUTH PLAIN ", "AUTH LOGIN "}
 
 // MaskLine hides passwords in a protocol line: the argument of the
-// commands that carry one (PASS, AUTHINFO PASS, AUTH PLAIN) and every
-// occurrence of a known secret. Trace applies it to every line; a driver
-// that keeps a line for a message of its own (the FTP command a reply
-// refused) applies it too.
+// commands that carry one (PASS, AUTHINFO PASS, AUTH PLAIN, IMAP's tagged
+// LOGIN and AUTHENTICATE) and every occurrence of a known secret. Trace
+// applies it to every line; a driver that keeps a line for a message of
+// its own (the FTP command a reply refused) applies it too.
 func MaskLine(line string, secrets []string) string {
 	for _, cmd := range passwordCommands {
 		if len(line) >= len(cmd) && strings.EqualFold(line[:len(cmd)], cmd) {
 			return line[:len(cmd)] + "***"
 		}
 	}
+	if n := imapCredentials(line); n > 0 {
+		return line[:n] + "***"
+	}
 	return maskSecrets(line, secrets)
+}
+
+// imapCommands are the IMAP commands (RFC 3501 section 6.2) whose
+// arguments carry credentials: after the tag, LOGIN user password, and
+// AUTHENTICATE mechanism with an initial response (RFC 4959).
+var imapCommands = []string{"LOGIN ", "AUTHENTICATE "}
+
+// imapCredentials returns where the credentials of an IMAP command line
+// begin ("a1 LOGIN " is kept, the user and password are not: a user
+// written as a literal or a quoted string cannot be told from the
+// password without parsing it), or 0 when line is no such command. A tag
+// is taken to be a letter and then letters and digits, as clients write
+// them ("a1", "A0001"), so that a reply ("530 login incorrect") is none.
+func imapCredentials(line string) int {
+	sp := strings.IndexByte(line, ' ')
+	if sp <= 0 || !(line[0] >= 'a' && line[0] <= 'z' || line[0] >= 'A' && line[0] <= 'Z') {
+		return 0
+	}
+	for i := 0; i < sp; i++ {
+		if c := line[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return 0
+		}
+	}
+	rest := line[sp+1:]
+	for _, cmd := range imapCommands {
+		if len(rest) >= len(cmd) && strings.EqualFold(rest[:len(cmd)], cmd) {
+			return sp + 1 + len(cmd)
+		}
+	}
+	return 0
 }
 
 // CheckLine refuses a decoded URL value that would smuggle a line break or

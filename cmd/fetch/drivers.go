@@ -34,6 +34,7 @@ func driverOptions() []driverOption {
 		nntpOptions(),
 		waisOptions(),
 		mailtoOptions(),
+		midOptions(),
 		telnetOptions(),
 	}
 }

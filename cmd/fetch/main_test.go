@@ -323,7 +323,7 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	for _, flag := range []string{"--version", "-V"} {
 		r := fetchCmd(t, "", "", flag)
-		for _, want := range []string{"fetch v", "(commit ", runtime.Version(), "schemes: file ftp ftps gopher http https mailto news nntp"} {
+		for _, want := range []string{"fetch v", "(commit ", runtime.Version(), "schemes: cid file ftp ftps gopher http https mailto mid news nntp"} {
 			if r.code != 0 || !strings.Contains(r.stdout, want) {
 				t.Errorf("%s = %d %q, want %q in it", flag, r.code, r.stdout, want)
 			}

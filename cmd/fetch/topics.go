@@ -130,6 +130,23 @@ var topics = []topic{
 			"fetch --body note.txt --subject 'A note' mailto:someone@example.org",
 		},
 	},
+	{
+		names:  []string{"mid", "cid"},
+		syntax: []string{"mid:message-id[/content-id]", "mid:message-id/", "cid:content-id"},
+		text: "RFC 2392 (RFC 1630's mid and cid). A message of your mail by its Message-ID, written without " +
+			"its <> and with \"/\" as %2F: fetch looks it up in the mailbox --mailbox (or $MAIL) names, a Maildir, " +
+			"an mbox file or an IMAP mailbox (imaps://user@host/INBOX, opened read-only), and writes it byte for " +
+			"byte. mid:id/cid is the body part with that Content-ID, decoded, with its own type; mid:id/ lists " +
+			"the parts; cid:cid is a part of the --message file, or of the message the last mid: URL named. With " +
+			"a news server set, an id the mailbox lacks is fetched as news:id. A server can never send fetch to " +
+			"a mid: or cid: URL.",
+		groups: []string{"mid and cid", "TLS"},
+		examples: []string{
+			"fetch --mailbox ~/Maildir mid:20241220.1200@example.org",
+			"fetch --mailbox imaps://ann@mail.example.org/INBOX mid:20241220.1200@example.org/logo@example.org",
+			"fetch --message saved.eml cid:logo@example.org",
+		},
+	},
 }
 
 // findTopic returns the topic of a scheme name, or nil.

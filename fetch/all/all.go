@@ -16,6 +16,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch/gopher"
 	"github.com/urlfetch/urlfetch/fetch/http"
 	"github.com/urlfetch/urlfetch/fetch/mailto"
+	"github.com/urlfetch/urlfetch/fetch/mid"
 	"github.com/urlfetch/urlfetch/fetch/nntp"
 	"github.com/urlfetch/urlfetch/fetch/telnet"
 	"github.com/urlfetch/urlfetch/fetch/wais"
@@ -49,6 +50,7 @@ type Drivers struct {
 	Gopher *gopher.Driver
 	HTTP   *http.Driver // http and https
 	Mailto *mailto.Driver
+	MID    *mid.Driver    // mid and cid
 	NNTP   *nntp.Driver   // news, nntp, snews and nntps
 	Telnet *telnet.Driver // telnet, rlogin and tn3270
 	WAIS   *wais.Driver
@@ -63,6 +65,7 @@ func NewDrivers() *Drivers {
 		Gopher: &gopher.Driver{},
 		HTTP:   &http.Driver{},
 		Mailto: &mailto.Driver{},
+		MID:    &mid.Driver{},
 		NNTP:   &nntp.Driver{},
 		Telnet: &telnet.Driver{},
 		WAIS:   &wais.Driver{},
@@ -71,8 +74,8 @@ func NewDrivers() *Drivers {
 
 // Register registers each of d's drivers with c for the schemes it
 // serves: HTTP for http and https, NNTP for news and nntp and their TLS
-// forms snews and nntps, Telnet for telnet, rlogin and tn3270, each of
-// the others for its own. Like
+// forms snews and nntps, Telnet for telnet, rlogin and tn3270, MID for
+// mid and cid, each of the others for its own. Like
 // Client.Register, it panics if c already has a driver for one of them.
 func (d *Drivers) Register(c *fetch.Client) {
 	c.Register("file", d.File)
@@ -82,6 +85,8 @@ func (d *Drivers) Register(c *fetch.Client) {
 	c.Register("http", d.HTTP)
 	c.Register("https", d.HTTP)
 	c.Register("mailto", d.Mailto)
+	c.Register("mid", d.MID)
+	c.Register("cid", d.MID)
 	c.Register("news", d.NNTP)
 	c.Register("nntp", d.NNTP)
 	c.Register("snews", d.NNTP)
