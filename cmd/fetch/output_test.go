@@ -367,3 +367,31 @@ func TestEscapeJSONControls(t *testing.T) {
 		t.Errorf("read back: %q, %v", m["n"], err)
 	}
 }
+
+func TestConnectTo(t *testing.T) {
+	rules := []connectRule{}
+	for _, v := range []string{"example.org:443:127.0.0.1:18443", "[::1]:80:[::1]:8080", "ftp.example.org::127.0.0.1:", ":119::18119"} {
+		r, err := parseConnectTo(v)
+		if err != nil {
+			t.Fatalf("parseConnectTo(%q): %v", v, err)
+		}
+		rules = append(rules, r)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"example.org:443", "127.0.0.1:18443"},
+		{"EXAMPLE.org:443", "127.0.0.1:18443"},
+		{"example.org:80", "example.org:80"},
+		{"[::1]:80", "[::1]:8080"},
+		{"ftp.example.org:21", "127.0.0.1:21"},
+		{"news.example.org:119", "news.example.org:18119"},
+	} {
+		if got := rewrite(rules, tt.in); got != tt.want {
+			t.Errorf("rewrite(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"example.org:443", "a:b:c:d", "a:1:b:99999"} {
+		if _, err := parseConnectTo(bad); err == nil {
+			t.Errorf("parseConnectTo(%q) = nil error", bad)
+		}
+	}
+}
