@@ -70,6 +70,9 @@ func fetchJob(ctx context.Context, o *options, raw string, stdout io.Writer, std
 		fmt.Fprintln(o.progress.writer(), errorLine(err))
 		return exitCode(err)
 	}
+	if w := loginWarning(raw); w != "" && !o.quiet {
+		fmt.Fprintln(o.progress.writer(), w)
+	}
 	for attempt := 1; ; attempt++ {
 		err := fetchOne(ctx, o, raw, sk, stdin, stdout, stderr)
 		if err == nil {
