@@ -72,6 +72,14 @@ type Client struct {
 	// NetrcFile is the netrc file to read credentials from; "" means
 	// $NETRC, else ~/.netrc. "-" turns netrc off.
 	NetrcFile string
+	// Login, if set, is the user and password to present for the URLs
+	// the user gives (curl's -u), on their servers only
+	// (Request.Credentials): the http and https driver sends it as Basic
+	// authorization (RFC 7617). A URL's own user comes first. Without a
+	// password in it, the password is netrc's machine entry for the
+	// URL's host and that user, else Prompt's answer, asked once for all
+	// the Client's URLs.
+	Login *url.Userinfo
 	// Prompt, if set, asks the user for a password (without echo). With
 	// none, a needed password that the URL and netrc do not give is an
 	// ErrAuth error.
@@ -135,6 +143,15 @@ type Client struct {
 	drivers map[string]Driver
 	netrc   *netrc.File
 	netrcOK bool
+	login   loginPassword
+}
+
+// loginPassword is the password of Login that Prompt gave, asked once.
+type loginPassword struct {
+	mu       sync.Mutex // held while asking: one question at a time
+	asked    bool
+	password string
+	err      error
 }
 
 // Register makes d the driver of scheme. It panics if scheme is empty, d

@@ -38,7 +38,14 @@ type Request struct {
 	secrets    []string
 	origin     *uri.URL // the URL the user gave, where a chain of hops began
 	hopChecked bool     // CheckHop has passed Hop (Do's redirect loop)
+	// creds are the credentials Credentials found for the user's URL,
+	// which hops on its server (UserOrigin) present again: a password
+	// asked for once is not asked for at each redirect.
+	creds *credentials
 }
+
+// credentials are a user and password, found or given.
+type credentials struct{ user, password string }
 
 // NewRequest returns a Request for u that uses the settings of c; a nil c
 // means a zero Client. Drivers used without a Client get their Request
@@ -68,6 +75,7 @@ func (r *Request) Follow(kind HopKind, to *uri.URL) *Request {
 	next.Hop = &Hop{Kind: kind, From: r.URL, To: to}
 	next.secrets = append(next.secrets, r.secrets...)
 	next.origin = r.originURL()
+	next.creds = r.creds
 	return next
 }
 
@@ -109,6 +117,29 @@ func (r *Request) UserHost(host string) bool {
 		return true
 	}
 	return host != "" && strings.EqualFold(host, r.originURL().Host)
+}
+
+// UserOrigin reports whether what the user gave for the URL they asked
+// for (its user and password, the Client's Login, netrc's entry for its
+// host, header fields of their own) may go with r: always for that URL
+// itself; for a URL a server chose (a Request with a Hop), only on the
+// same server: the same scheme, host and port, as curl decides since
+// CVE-2022-27776 (another port of a host can be another user's server).
+// One change is allowed: from http on port 80 to https on port 443 of
+// the same host, a server moving the user to TLS, which protects what
+// the first request already sent in clear.
+func (r *Request) UserOrigin() bool {
+	if r.Hop == nil {
+		return true
+	}
+	o, u := r.originURL(), r.URL
+	if !strings.EqualFold(o.Host, u.Host) || u.Host == "" {
+		return false
+	}
+	if o.Scheme == u.Scheme && o.PortNumber() == u.PortNumber() {
+		return true
+	}
+	return o.Scheme == "http" && o.PortNumber() == 80 && u.Scheme == "https" && u.PortNumber() == 443
 }
 
 func (r *Request) cl() *Client {

@@ -132,11 +132,11 @@ func TestSecretsNeverShown(t *testing.T) {
 	host := "127.0.0.1"
 	ftpAddr, ftpUser, ftpPassword := addr(t, "FTP"), env(t, "FTP_USER"), env(t, "FTP_PASSWORD")
 	telnetAddr, telnetUser, telnetPassword := addr(t, "TELNET"), env(t, "TELNET_USER"), env(t, "TELNET_PASSWORD")
-	httpAddr, squid := addr(t, "HTTP"), addr(t, "SQUID")
+	httpAddr, httpsAddr, squid := addr(t, "HTTP"), addr(t, "HTTPS"), addr(t, "SQUID")
 	py := addr(t, "GOPHER_PYGOPHERD")
 	nntpAddr, smtpAddr := addr(t, "NNTP"), addr(t, "SMTP")
 	ztest, zebra := addr(t, "ZTEST"), addr(t, "ZEBRA")
-	for _, a := range []string{ftpAddr, telnetAddr, httpAddr, py, nntpAddr, smtpAddr, ztest, zebra} {
+	for _, a := range []string{ftpAddr, telnetAddr, httpAddr, py, nntpAddr, smtpAddr, ztest, zebra, httpsAddr} {
 		if !strings.HasPrefix(a, host+":") {
 			t.Fatalf("server at %s, not on %s: the netrc files below name %s", a, host, host)
 		}
@@ -145,6 +145,9 @@ func TestSecretsNeverShown(t *testing.T) {
 	planted := secretForms(plantedUser, plantedPassword, "Pl4nted", "Secr3t")
 	realFTP := secretForms(ftpUser, ftpPassword, "1738-secret")
 	realTelnet := secretForms(telnetUser, telnetPassword)
+	httpUser, httpPassword := env(t, "HTTP_AUTH_USER"), env(t, "HTTP_AUTH_PASSWORD")
+	realHTTP := secretForms(httpUser, httpPassword, "1738@secret")
+	realHTTPNetrc := netrcFile(t, host, httpUser, `"`+httpPassword+`"`)
 	plantedNetrc := netrcFile(t, host, plantedUser, plantedPassword)
 	realFTPNetrc := netrcFile(t, host, ftpUser, ftpPassword)
 	realFTPURL := "ftp://" + withPassword(ftpUser, ftpPassword, "canonical") + ftpAddr
@@ -164,8 +167,18 @@ func TestSecretsNeverShown(t *testing.T) {
 			args:    []string{"--gateway", "ftp=http://" + withPassword(plantedUser, plantedPassword, "canonical") + squid, realFTPURL + "/welcome.txt"},
 			secrets: [][]string{realFTP, planted}},
 
-		// http: a URL with a password is not valid; a gateway's is.
-		{name: "http planted in the URL", args: []string{"http://" + withPassword(plantedUser, plantedPassword, "canonical") + httpAddr + "/hello.txt"}, code: exitCodeURL, secrets: [][]string{planted}},
+		// http: a password in the URL (issue 21, point 4: taken, with a
+		// warning), in -u, in netrc; the real account, accepted, and a
+		// planted password, refused (401); a gateway's.
+		{name: "http planted in the URL", args: []string{"http://" + withPassword(plantedUser, plantedPassword, "canonical") + httpAddr + "/hello.txt"}, secrets: [][]string{planted}},
+		{name: "http planted in the URL refused", args: []string{"http://" + withPassword(plantedUser, plantedPassword, "all") + httpAddr + "/auth/secret.txt"}, code: exitCodeAuth, secrets: [][]string{planted}},
+		{name: "http planted in -u refused", args: []string{"-u", plantedUser + ":" + plantedPassword, "http://" + httpAddr + "/auth/secret.txt"}, code: exitCodeAuth, secrets: [][]string{planted}},
+		{name: "http planted from netrc refused", args: []string{"--netrc-file", plantedNetrc, "http://" + httpAddr + "/auth/secret.txt"}, code: exitCodeAuth, secrets: [][]string{planted}},
+		{name: "http real in the URL", args: []string{"http://" + withPassword(httpUser, httpPassword, "canonical") + httpAddr + "/auth/secret.txt"}, secrets: [][]string{realHTTP}},
+		{name: "http real in -u", args: []string{"-u", httpUser + ":" + httpPassword, "http://" + httpAddr + "/auth/secret.txt"}, secrets: [][]string{realHTTP}},
+		{name: "https real in -u", args: []string{"--cacert", env(t, "TLS_CA"), "-u", httpUser + ":" + httpPassword, "https://" + httpsAddr + "/auth/secret.txt"}, secrets: [][]string{realHTTP}},
+		{name: "http real from netrc", args: []string{"--netrc-file", realHTTPNetrc, "http://" + httpAddr + "/auth/secret.txt"}, secrets: [][]string{realHTTP}},
+		{name: "http real in -u, missing", args: []string{"-u", httpUser + ":" + httpPassword, "http://" + httpAddr + "/auth/no-such-file"}, code: exitCodeNotFound, secrets: [][]string{realHTTP}},
 		{name: "http through a gateway with a planted password",
 			args:    []string{"--gateway", "http=http://" + withPassword(plantedUser, plantedPassword, "all") + squid, "http://" + httpAddr + "/hello.txt"},
 			secrets: [][]string{planted}},

@@ -10,9 +10,12 @@ type Scheme struct {
 	// Internet reports whether the scheme uses the common Internet scheme
 	// syntax of RFC 1738 section 3.1: //user:password@host:port/url-path.
 	Internet bool
-	// Login reports whether a user and password may appear in the URL.
-	// HTTP and Prospero forbid them (RFC 1738 sections 3.3 and 3.11), and a
-	// file URL names only a host (section 3.10).
+	// Login reports whether RFC 1738 gives the scheme's URLs a user and
+	// password. HTTP and Prospero have none (RFC 1738 sections 3.3 and
+	// 3.11), and a file URL names only a host (section 3.10). Parse
+	// refuses a login where Login is false, except in http and https
+	// URLs, where every client takes one (RFC 3986's userinfo) and
+	// sends it as Basic authorization: the HTTP view has it.
 	Login bool
 	// Query reports whether "?" separates a search part from the path.
 	// In ftp, gopher, file and prospero URLs "?" is ordinary data.

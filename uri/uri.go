@@ -183,7 +183,7 @@ func (u *URL) parse(s string) error {
 	}
 	auth := rest[:end]
 	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-		if !scheme.Login {
+		if !scheme.Login && u.Scheme != "http" && u.Scheme != "https" {
 			return fail(base, u.Scheme+" URLs may not carry a user or password")
 		}
 		login := auth[:at]

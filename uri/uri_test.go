@@ -154,8 +154,6 @@ func TestParseErrors(t *testing.T) {
 		{"http://h:65536/", 9, "out of range"},
 		{"http://h:0/", 9, "out of range"},
 		{"http://h:8x/", 10, "not a decimal number"},
-		{"http://user@h/", 7, "may not carry a user"},
-		{"http://user:pw@h/", 7, "may not carry a user"},
 		{"prospero://u@h/x", 11, "may not carry a user"},
 		{"ftp://h/file;type=x", 18, "unknown ftp typecode"},
 		{"ftp://h/file;type=", 18, "unknown ftp typecode"},

@@ -126,10 +126,14 @@ func (f *FTP) String() string {
 
 // HTTP is an http or https URL (RFC 1738 section 3.3). The path and search
 // go to the server as written, so they stay encoded here.
+//
+// RFC 1738 gives http URLs no user or password, but every client takes
+// them (http://user:password@host/, RFC 3986's userinfo) and sends them
+// as Basic authorization (RFC 7617): the Login holds them, decoded, and
+// its Host and Port are the server's.
 type HTTP struct {
-	Secure    bool // https
-	Host      string
-	Port      int
+	Secure bool // https
+	Login
 	Path      string // raw, with its leading "/"; "" when the URL has none
 	Search    string // raw
 	HasSearch bool
@@ -141,7 +145,7 @@ func (u *URL) HTTP() (*HTTP, error) {
 		return nil, err
 	}
 	return &HTTP{
-		Secure: u.Scheme == "https", Host: u.Host, Port: u.Port,
+		Secure: u.Scheme == "https", Login: u.login(),
 		Path: u.Path, Search: u.RawQuery, HasSearch: u.RawQuery != "" || u.ForceQuery,
 	}, nil
 }
@@ -167,8 +171,7 @@ func (h *HTTP) String() string {
 	} else {
 		b.WriteString("http:")
 	}
-	l := Login{Host: h.Host, Port: h.Port}
-	l.write(&b)
+	h.Login.write(&b)
 	b.WriteString(h.Path)
 	if h.HasSearch {
 		b.WriteByte('?')

@@ -96,16 +96,24 @@ func TestOtherViews(t *testing.T) {
 	}
 	in := "http://h:8080/a/b;c?d=e"
 	h, err := MustParse(in).HTTP()
-	check(in, h, err, &HTTP{Host: "h", Port: 8080, Path: "/a/b;c", Search: "d=e", HasSearch: true})
+	check(in, h, err, &HTTP{Login: Login{Host: "h", Port: 8080}, Path: "/a/b;c", Search: "d=e", HasSearch: true})
 	if h.RequestURI() != "/a/b;c?d=e" {
 		t.Errorf("RequestURI() = %q", h.RequestURI())
 	}
 	in = "https://h"
 	h, err = MustParse(in).HTTP()
-	check(in, h, err, &HTTP{Secure: true, Host: "h"})
+	check(in, h, err, &HTTP{Secure: true, Login: Login{Host: "h"}})
 	if h.RequestURI() != "/" {
 		t.Errorf("RequestURI() = %q, want /", h.RequestURI())
 	}
+	// RFC 1738 gives http URLs no login; every client takes one, and so
+	// does the view, decoded.
+	in = "http://joe:p%40ss%3Aword@h/x"
+	h, err = MustParse(in).HTTP()
+	check(in, h, err, &HTTP{Login: Login{User: "joe", HasUser: true, Password: "p@ss:word", HasPassword: true, Host: "h"}, Path: "/x"})
+	in = "https://joe@h:8443"
+	h, err = MustParse(in).HTTP()
+	check(in, h, err, &HTTP{Secure: true, Login: Login{User: "joe", HasUser: true, Host: "h", Port: 8443}})
 
 	in = "mailto:a%25b@host.dom"
 	m, err := MustParse(in).Mailto()
@@ -240,6 +248,8 @@ func TestBuildParseCanonical(t *testing.T) {
 		"ftp://u:p%40w@h:2121/a%3Bb/c%20d%23e%25;type=i",
 		"http://h:8080/a/b;c?d=e",
 		"https://h",
+		"http://joe:p%40ss%3Aword@h/x?y",
+		"https://@h/",
 		"gopher://h/",
 		"gopher://h/00about",
 		"gopher://h/7/search%09two%20words",
@@ -308,6 +318,10 @@ func TestBuildParseProperty(t *testing.T) {
 			f.Dirs = append(f.Dirs, awkward(r))
 		}
 		roundTrip(t, f.String(), f, func(u *URL) (any, error) { return u.FTP() })
+
+		// An http login, which RFC 1738 does not give but clients take.
+		h := &HTTP{Secure: r.IntN(2) == 0, Login: login, Path: "/p"}
+		roundTrip(t, h.String(), h, func(u *URL) (any, error) { return u.HTTP() })
 
 		// A TAB cannot be part of a selector or search: it separates them.
 		noTab := func(s string) string { return strings.ReplaceAll(s, "\t", "") }

@@ -46,17 +46,32 @@ const (
 
 // options is what normalizeArgs knows of one command's options: every
 // name (without dashes) and how it takes a value.
-type optionTable map[string]optKind
+type optionTable map[string]optSpec
+
+// optSpec is one option name's entry in an optionTable.
+type optSpec struct {
+	kind optKind
+	// repeat is the option's first name when it may be given many
+	// times (-H, --allow-port): each is written under that one name,
+	// for urfave/cli refuses "two forms of the same flag", which
+	// "-H a --header b" would be.
+	repeat string
+}
 
 func optionsOf(flags []cli.Flag) optionTable {
 	t := optionTable{}
 	for _, f := range flags {
 		k := optValue
+		repeat := ""
 		switch f := f.(type) {
 		case *cli.BoolFlag:
 			k = optSwitch
-		case *cli.IntFlag, *cli.IntSliceFlag, *cli.Int64Flag, *cli.UintFlag:
+		case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag:
 			k = optInt
+		case *cli.IntSliceFlag:
+			k, repeat = optInt, f.Name
+		case *cli.StringSliceFlag:
+			repeat = f.Name
 		case *cli.DurationFlag:
 			k = optDuration
 		case cli.DocGenerationFlag:
@@ -65,10 +80,19 @@ func optionsOf(flags []cli.Flag) optionTable {
 			}
 		}
 		for _, n := range f.Names() {
-			t[n] = k
+			t[n] = optSpec{k, repeat}
 		}
 	}
 	return t
+}
+
+// written is how normalizeArgs writes an option with a value: under the
+// name typed (dash as typed), or a repeatable one under its first name.
+func (s optSpec) written(dash, name, value string) string {
+	if s.repeat != "" {
+		return "--" + s.repeat + "=" + value
+	}
+	return dash + name + "=" + value
 }
 
 // usageError is a mistake on the command line: exit code 2, one line.
@@ -127,7 +151,8 @@ func normalizeArgs(args []string, global optionTable, commands map[string]option
 // longOption reads "--name", "--name=value" or "--name value".
 func longOption(a string, rest *[]string, t optionTable, command string) (string, error) {
 	name, value, hasValue := strings.Cut(a[2:], "=")
-	kind, ok := t[name]
+	spec, ok := t[name]
+	kind := spec.kind
 	if !ok || len(name) == 1 {
 		return "", unknownOption(a[:2+len(name)], t, command)
 	}
@@ -149,7 +174,7 @@ func longOption(a string, rest *[]string, t optionTable, command string) (string
 	if err != nil {
 		return "", err
 	}
-	return "--" + name + "=" + value, nil
+	return spec.written("--", name, value), nil
 }
 
 // shortOptions reads a cluster of short options: "-v", "-vk", "-ofoo",
@@ -158,7 +183,8 @@ func shortOptions(a string, rest *[]string, t optionTable, command string) ([]st
 	var out []string
 	for i := 1; i < len(a); i++ {
 		name := a[i : i+1]
-		kind, ok := t[name]
+		spec, ok := t[name]
+		kind := spec.kind
 		if !ok {
 			if i == 1 {
 				// "-json": a long option typed with one dash.
@@ -188,7 +214,7 @@ func shortOptions(a string, rest *[]string, t optionTable, command string) ([]st
 		if err != nil {
 			return nil, err
 		}
-		return append(out, "-"+name+"="+value), nil
+		return append(out, spec.written("-", name, value)), nil
 	}
 	return out, nil
 }

@@ -101,6 +101,9 @@ func fetchJob(ctx context.Context, o *options, raw string, t target, stdout io.W
 	if t.note != "" && !o.quiet {
 		fmt.Fprintln(msgs, "fetch: "+sk.masked+": "+t.note)
 	}
+	if w := loginWarning(raw); w != "" && !o.quiet {
+		fmt.Fprintln(o.progress.writer(), w)
+	}
 	for attempt := 1; ; attempt++ {
 		rec.Attempts = attempt
 		out, err := fetchOne(ctx, o, raw, sk, stdin, stdout, stderr)

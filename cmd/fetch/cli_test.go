@@ -57,6 +57,10 @@ func TestNormalizeArgs(t *testing.T) {
 		{"--timeout -5 URL", "", `option --timeout: "-5" seconds is out of range`},
 		{"--json=maybe URL", "", `option --json takes no value (got "maybe")`},
 		{"--o file URL", "", "unknown option --o"},
+		// A repeatable option, in its two forms at once.
+		{"-H a:1 A --header b:2 -Hc:3", "--header=a:1 --header=b:2 --header=c:3 -- A", ""},
+		{"-ujoe:pw A", "-u=joe:pw -- A", ""},
+		{"--allow-port 25 --allow-port=119", "--allow-port=25 --allow-port=119", ""},
 	}
 	for _, tt := range tests {
 		got, err := normalizeArgs(append([]string{"fetch"}, strings.Fields(tt.in)...), global, commands)

@@ -148,7 +148,7 @@ func writeZshCompletion(w io.Writer, flags []cli.Flag) {
 			case "dir":
 				action = ":" + strings.ToLower(d.arg) + ":_files -/"
 			default:
-				action = ":" + strings.ToLower(d.arg) + ": "
+				action = ":" + zshQuote.Replace(strings.ToLower(d.arg)) + ": "
 			}
 		}
 		desc := "[" + zshQuote.Replace(d.brief()) + "]"

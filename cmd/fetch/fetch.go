@@ -296,6 +296,18 @@ func errorParts(err error) (url, msg string) {
 	return url, msg
 }
 
+// loginWarning is the warning a URL gets for a user or password where
+// RFC 1738 gives its scheme none: an http or https URL (section 3.3),
+// which the command takes as curl does, sending them as Basic
+// authorization. "" for any other URL. The password is masked.
+func loginWarning(raw string) string {
+	u, err := uri.Parse(raw)
+	if err != nil || !u.HasUser || u.Scheme != "http" && u.Scheme != "https" {
+		return ""
+	}
+	return "fetch: warning: " + u.Redacted() + ": RFC 1738 section 3.3 defines no user or password in http URLs; sending them as Basic authorization (-u USER or ~/.netrc keep them out of the URL)"
+}
+
 // driverNames are the prefixes the drivers' errors start with.
 var driverNames = []string{"ftp", "http", "gopher", "nntp", "wais", "file", "mailto", "telnet"}
 

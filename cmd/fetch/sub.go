@@ -129,7 +129,11 @@ func viewOf(u *uri.URL) (any, error) {
 		}
 		return nil, err
 	case "http", "https":
-		return nilIfErr(u.HTTP())
+		v, err := u.HTTP()
+		if v != nil {
+			mask(&v.Login)
+		}
+		return nilIfErr(v, err)
 	case "gopher":
 		v, err := u.Gopher()
 		if v != nil {

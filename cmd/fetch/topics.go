@@ -32,16 +32,20 @@ var topics = []topic{
 	},
 	{
 		names:  []string{"http", "https"},
-		syntax: []string{"http://host[:port]/path[?search]", "https://host[:port]/path[?search]"},
+		syntax: []string{"http://[user[:password]@]host[:port]/path[?search]", "https://[user[:password]@]host[:port]/path[?search]"},
 		text: "RFC 1738 section 3.3. fetch sends a GET and writes the body; redirects are followed within the " +
-			"policy (--max-redirs, --proto-redir). Credentials come from -u, from ~/.netrc for the host, or from " +
-			"user:password@ in the URL (which RFC 1738 does not define for http; fetch warns); they go to that host " +
-			"only, never to another one a redirect names. https: is HTTP over TLS, HTTP/2 where the server offers it.",
+			"policy (--max-redirs, --proto-redir). Credentials go as Basic authorization with the first request: " +
+			"the URL's user:password@ (which RFC 1738 does not define for http; fetch warns), else -u USER[:PASSWORD] " +
+			"(without the password, asked on the terminal once), else the host's machine entry in ~/.netrc (not " +
+			"its default entry, the anonymous FTP login). They go to that server only, never to another host a " +
+			"redirect names, and nor do your -H Authorization, Cookie and Host. A 401 is exit 5. " +
+			"https: is HTTP over TLS, HTTP/2 where the server offers it.",
 		groups: []string{"http and https", "TLS", "Redirects and safety"},
 		examples: []string{
 			"fetch https://example.org/",
 			"fetch -O https://example.org/dist/big.tar.gz",
 			"fetch -u ann -H 'Accept: text/plain' https://example.org/private/notes",
+			"fetch --netrc-file ~/.netrc-work -H 'X-Request-Id: 42' https://intranet.example/report.csv",
 		},
 	},
 	{

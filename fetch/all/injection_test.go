@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/ftp"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
+	fetchhttp "github.com/urlfetch/urlfetch/fetch/http"
 	"github.com/urlfetch/urlfetch/fetch/mailto"
 	"github.com/urlfetch/urlfetch/fetch/telnet"
 	"github.com/urlfetch/urlfetch/fetch/wais"
@@ -156,8 +159,24 @@ var injectCases = []injectCase{
 	{scheme: "rlogin", component: "user (handed to rlogin)", url: "rlogin://us{X}er@{A}/"},
 	{scheme: "tn3270", component: "user (handed to c3270)", url: "tn3270://us{X}er@{A}/"},
 
-	// http: user and host cannot carry them at all.
-	{scheme: "http", component: "user and password", url: "http://us{X}er:pw@{A}/", want: fetch.ErrURL, noControl: true},
+	// http: the host cannot carry them at all; the user and password
+	// (Basic authorization, RFC 7617: no control characters), from the
+	// URL or the Client's Login (-u), and the user's header fields (-H)
+	// are refused.
+	{scheme: "http", component: "user", url: "http://us{X}er:pw@{A}/"},
+	{scheme: "http", component: "password", url: "http://user:p{X}w@{A}/"},
+	{scheme: "http", component: "Login user", url: "http://{A}/",
+		setup: func(c *fetch.Client, x string) { c.Login = url.UserPassword("us"+x+"er", "pw") }},
+	{scheme: "http", component: "Login password", url: "http://{A}/",
+		setup: func(c *fetch.Client, x string) { c.Login = url.UserPassword("user", "p"+x+"w") }},
+	{scheme: "http", component: "Header value", url: "http://{A}/",
+		setup: func(c *fetch.Client, x string) {
+			c.Driver("http").(*fetchhttp.Driver).Header = http.Header{"X-Test": {"a" + x + "X-Evil: b"}}
+		}},
+	{scheme: "http", component: "Header name", url: "http://{A}/",
+		setup: func(c *fetch.Client, x string) {
+			c.Driver("http").(*fetchhttp.Driver).Header = http.Header{"X" + x + "Test": {"a"}}
+		}},
 	{scheme: "http", component: "host", url: "http://ho{X}st/", want: fetch.ErrURL, noControl: true},
 }
 

@@ -8,6 +8,15 @@
 // 307, 308 with a Location) comes back as a Response of Kind Redirect,
 // its target resolved, and the fetch.Client decides whether to follow it.
 //
+// Credentials, when the Request has some (fetch.Request.Credentials: the
+// URL's user:password@, the Client's Login, netrc), go as Basic
+// authorization (RFC 7617) with the request itself, as curl -u sends
+// them, rather than after a 401 challenge: a fetch is one GET, and a
+// challenge would cost a round trip for every URL while protecting
+// nothing, since Basic is sent in the clear either way (use https).
+// Which requests get them, and the user's header fields (Driver.Header),
+// is the Client's rule (fetch.Request.UserOrigin), never the driver's.
+//
 // The driver is also the Client's way to a gateway (RFC 1738 section 4):
 // with Request.Gateway set, an http or https URL goes through it as
 // through any proxy, and FetchGateway sends a URL of any scheme whole to
@@ -20,11 +29,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +65,19 @@ type Driver struct {
 	// compressed bytes cannot continue a decoded file. Without it the
 	// Body is the bytes as served, encoded or not.
 	Compressed bool
+	// Header holds header fields of the user's own (curl's -H), sent with
+	// every request after the driver's, whose fields of the same names
+	// they replace: a Host field replaces the Host, and a name whose one
+	// value is "" sends no such field (User-Agent, Range, ...). Authorization
+	// replaces the Basic credentials of Request.Credentials. The fields go
+	// to a gateway with a URL of another scheme too (they are the user's,
+	// for whatever serves the request); on a URL a server chose on
+	// another server than the user's (Request.UserOrigin), Authorization,
+	// Cookie and Host are left out, as curl and net/http's redirects do.
+	// Values are sent as they are; a field CheckHeader refuses (a line
+	// break, a name that is no token) fails the fetch with ErrUnsafe
+	// before anything is sent.
+	Header http.Header
 
 	mu         sync.Mutex
 	transports map[string]*http.Transport // by gateway, "" for none
@@ -214,7 +238,9 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, 
 	if err != nil {
 		return nil, err
 	}
-	d.setHeaders(hr, req)
+	if err := d.setHeaders(ctx, hr, req, u); err != nil {
+		return nil, err
+	}
 	var x *exchange
 	if req.Tracing() {
 		x = newExchange(req, hr, u, via)
@@ -318,8 +344,10 @@ func hostHeader(u *uri.URL) string {
 }
 
 // setHeaders sets the headers the driver sends: User-Agent; Range to
-// resume at req.Offset, or else Accept-Encoding when Compressed.
-func (d *Driver) setHeaders(hr *http.Request, req *fetch.Request) {
+// resume at req.Offset, or else Accept-Encoding when Compressed; the
+// Basic credentials of req (an http or https URL only); then the user's
+// Header.
+func (d *Driver) setHeaders(ctx context.Context, hr *http.Request, req *fetch.Request, u *uri.URL) error {
 	ua := d.UserAgent
 	if ua == "" {
 		ua = "urlfetch"
@@ -331,6 +359,119 @@ func (d *Driver) setHeaders(hr *http.Request, req *fetch.Request) {
 	case d.Compressed:
 		hr.Header.Set("Accept-Encoding", "gzip")
 	}
+	if isHTTP(u) {
+		user, password, ok, err := req.Credentials(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			// RFC 7617 section 2: no control characters in either,
+			// and no colon in the user-id. Base64 would carry a CR or
+			// LF without harm, but a server that decodes it may not.
+			if err := fetch.CheckLine("http user", user); err != nil {
+				return err
+			}
+			if err := fetch.CheckLine("http password", password); err != nil {
+				return err
+			}
+			if strings.IndexByte(user, ':') >= 0 {
+				return fetch.Errorf(fetch.ErrAuth, "http: the user name %q has a \":\", which Basic authorization cannot carry (RFC 7617 section 2)", user)
+			}
+			hr.SetBasicAuth(user, password)
+		}
+	}
+	return d.setUserHeader(hr, req)
+}
+
+// hopDropped are the user's header fields that do not go to another
+// server than the user's URL's: its credentials, its cookies, its name.
+var hopDropped = []string{"Authorization", "Cookie", "Host"}
+
+// setUserHeader applies the user's Header to hr. A field CheckHeader
+// refuses is ErrUnsafe, before anything is sent.
+func (d *Driver) setUserHeader(hr *http.Request, req *fetch.Request) error {
+	if len(d.Header) == 0 {
+		return nil
+	}
+	own := req.UserOrigin()
+	for _, name := range slices.Sorted(maps.Keys(d.Header)) {
+		values := d.Header[name]
+		for _, v := range values {
+			if err := CheckHeader(name, v); err != nil {
+				return fetch.Errorf(fetch.ErrUnsafe, "http: %w", err)
+			}
+		}
+		key := http.CanonicalHeaderKey(name)
+		if !own && slices.Contains(hopDropped, key) {
+			req.Tracef(fetch.Note, "not sending your %s header field to %s: a server chose this URL, on another server than yours", key, hr.URL.Host)
+			continue
+		}
+		switch {
+		case key == "Host":
+			if len(values) > 0 && values[0] != "" {
+				hr.Host = values[0]
+			}
+		case len(values) == 1 && values[0] == "" && key == "User-Agent":
+			// net/http sends its own User-Agent unless it finds an
+			// empty one.
+			hr.Header[key] = []string{""}
+		case len(values) == 1 && values[0] == "":
+			hr.Header.Del(key)
+		default:
+			hr.Header[key] = values
+		}
+	}
+	return nil
+}
+
+// CheckHeader checks a header field of the user's (Driver.Header): name a
+// token (RFC 9110 section 5.1), value without CR, LF, NUL or another
+// control character but HTAB (section 5.5), which could end the field
+// early and start another, or which net/http refuses to send.
+func CheckHeader(name, value string) error {
+	if name == "" {
+		return fmt.Errorf("an empty header field name")
+	}
+	for i := 0; i < len(name); i++ {
+		if !isTokenByte(name[i]) {
+			return fmt.Errorf("header field name %q: %s at byte %d is not allowed in a name", name, describeByte(name[i]), i)
+		}
+	}
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return fmt.Errorf("header field %s: its value has %s at byte %d", name, describeByte(c), i)
+		}
+	}
+	return nil
+}
+
+// isTokenByte reports whether c may be part of a token (RFC 9110 section
+// 5.6.2).
+func isTokenByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// describeByte names a byte for a message.
+func describeByte(c byte) string {
+	switch c {
+	case '\r':
+		return "a CR"
+	case '\n':
+		return "an LF"
+	case 0:
+		return "a NUL"
+	case ' ':
+		return "a space"
+	case '\t':
+		return "a tab"
+	}
+	if c < ' ' || c == 0x7f {
+		return fmt.Sprintf("the control byte 0x%02x", c)
+	}
+	if c > 0x7f {
+		return fmt.Sprintf("the byte 0x%02x", c)
+	}
+	return fmt.Sprintf("%q", string(c))
 }
 
 // parseContentRange reads a Content-Range of one range of bytes, "bytes
@@ -394,7 +535,12 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		switch code {
 		case http.StatusNotFound, http.StatusGone:
 			return nil, fetch.Errorf(fetch.ErrNotFound, "%w", se)
-		case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired:
+		case http.StatusUnauthorized:
+			if isHTTP(u) {
+				return nil, fetch.Errorf(fetch.ErrAuth, "%w%s", se, unauthorized(req, resp))
+			}
+			return nil, fetch.Errorf(fetch.ErrAuth, "%w", se)
+		case http.StatusForbidden, http.StatusProxyAuthRequired:
 			return nil, fetch.Errorf(fetch.ErrAuth, "%w", se)
 		}
 		return nil, se
@@ -448,6 +594,40 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		}
 	}
 	return r, nil
+}
+
+// unauthorized says, after a 401 to req, what was sent and what to do:
+// give credentials when none went, none go to a server a redirect chose,
+// the server refused those that went; and which scheme the server asks
+// for when it is not Basic, the one the driver speaks.
+func unauthorized(req *fetch.Request, resp *http.Response) string {
+	var msg string
+	sent, user, basic := false, "", false
+	if hr := resp.Request; hr != nil {
+		sent = hr.Header.Get("Authorization") != ""
+		user, _, basic = hr.BasicAuth()
+	}
+	switch {
+	case sent && basic:
+		msg = fmt.Sprintf(": the server refused the password of %s", user)
+	case sent:
+		msg = ": the server refused the Authorization sent"
+	case !req.UserOrigin():
+		msg = fmt.Sprintf(": no credentials go to it: a %s led to another server than your URL's", req.Hop.Kind)
+	default:
+		msg = ": give a user and password with -u USER:PASSWORD or in ~/.netrc (--netrc-file)"
+	}
+	if ch := resp.Header.Get("WWW-Authenticate"); ch != "" {
+		scheme, _, _ := strings.Cut(strings.TrimSpace(ch), " ")
+		switch {
+		case strings.EqualFold(scheme, "Basic"):
+		case scheme != "" && len(scheme) <= 32 && strings.IndexFunc(scheme, func(c rune) bool { return c > 0x7f || !isTokenByte(byte(c)) }) < 0:
+			msg += fmt.Sprintf("; the server asks for %s authentication, and fetch speaks only Basic", scheme)
+		default:
+			msg += "; the server asks for another authentication than Basic, the one fetch speaks"
+		}
+	}
+	return msg
 }
 
 // decode makes resp's Body the decoded body when the driver decodes it
