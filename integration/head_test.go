@@ -5,6 +5,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -561,5 +562,107 @@ func TestHeadWAIS(t *testing.T) {
 		if waisTransfers(l) {
 			t.Errorf("the Heads sent %q", l)
 		}
+	}
+}
+
+// headLines parses fetch -I's output: the first line if it has no
+// "Name: " (a status), and the fields.
+func headLines(t testing.TB, out string) (status string, fields map[string][]string) {
+	t.Helper()
+	fields = map[string][]string{}
+	block, rest, ok := strings.Cut(out, "\n\n")
+	if !ok || rest != "" {
+		t.Errorf("fetch -I printed %q; want one block ended by an empty line", out)
+	}
+	for i, l := range strings.Split(block, "\n") {
+		k, v, ok := strings.Cut(l, ": ")
+		if i == 0 && (!ok || strings.ContainsAny(k, " \t")) {
+			status = l
+			continue
+		}
+		fields[k] = append(fields[k], v)
+	}
+	return status, fields
+}
+
+// fetch -I as a user runs it, on each scheme's real server: the size and
+// time the server's own files have, and in the -v trace the question
+// asked and no transfer.
+func TestHeadCommand(t *testing.T) {
+	dir := t.TempDir()
+	ftpRoot := env(t, "FTP_ANON_ROOT")
+	fi, err := os.Stat(filepath.Join(ftpRoot, "readme.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runFetch(t, dir, "-I", "-v", ftpBase(t)+"/readme.txt")
+	_, f := headLines(t, r.stdout)
+	if r.code != 0 || f["Content-Length"][0] != strconv.FormatInt(fi.Size(), 10) || f["Last-Modified"][0] != fi.ModTime().UTC().Format(http.TimeFormat) {
+		t.Errorf("fetch -I ftp://.../readme.txt = %d, %q; want its %d bytes and %v", r.code, r.stdout, fi.Size(), fi.ModTime().UTC())
+	}
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if cmd, ok := strings.CutPrefix(l, "> "); ok && ftpTransfers(cmd) {
+			t.Errorf("fetch -I -v ftp: sent %q", cmd)
+		}
+	}
+	if !strings.Contains(r.stderr, "> SIZE readme.txt\n") || !strings.Contains(r.stderr, "> MDTM readme.txt\n") {
+		t.Errorf("fetch -I -v ftp: no SIZE and MDTM in the trace:\n%s", r.stderr)
+	}
+
+	hello, err := os.Stat(filepath.Join(env(t, "HTTP_ROOT"), "hello.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = runFetch(t, dir, "-I", "-v", httpBase(t)+"/hello.txt")
+	status, f := headLines(t, r.stdout)
+	if r.code != 0 || status != "200 OK" || f["Content-Length"][0] != strconv.FormatInt(hello.Size(), 10) || len(f["Server"]) != 1 {
+		t.Errorf("fetch -I http://.../hello.txt = %d, %q; want 200 OK, %d bytes and nginx's fields", r.code, r.stdout, hello.Size())
+	}
+	if !strings.Contains(r.stderr, "> HEAD /hello.txt HTTP/1.1\n") {
+		t.Errorf("fetch -I -v http: no HEAD in the trace:\n%s", r.stderr)
+	}
+
+	r = runFetch(t, dir, "-I", pygopherd(t).url("/0/hello.txt%09%09+"))
+	status, f = headLines(t, r.stdout)
+	if r.code != 0 || status != "+-2" || f["Content-Type"][0] != "text/plain" || len(f["Gopher-Views"]) == 0 || len(f["Last-Modified"]) != 1 {
+		t.Errorf("fetch -I pygopherd hello.txt (Gopher+) = %d, %q; want +-2, its views and time", r.code, r.stdout)
+	}
+	r = runFetch(t, dir, "-I", "-v", gophernicus(t).url("/0/hello.txt"))
+	_, f = headLines(t, r.stdout)
+	if r.code != 0 || f["Content-Type"][0] != "text/plain" || len(f["Gopher-Metadata"]) != 1 || strings.Contains(r.stderr, "* connecting to") {
+		t.Errorf("fetch -I gophernicus hello.txt = %d, %q, %q; want the URL's word, no connection", r.code, r.stdout, r.stderr)
+	}
+
+	r = runFetch(t, dir, "-I", "--news-server", addr(t, "NNTP"), "news:hello@urlfetch.test")
+	status, f = headLines(t, r.stdout)
+	if r.code != 0 || !strings.HasPrefix(status, "221 ") || f["Subject"][0] != "Hello from the urlfetch test bed" || f["Content-Type"][0] != "message/rfc822" {
+		t.Errorf("fetch -I news:hello@urlfetch.test = %d, %q, %q", r.code, r.stdout, r.stderr)
+	}
+	r = runFetch(t, dir, "-I", nntpBase(t)+"/urlfetch.big")
+	_, f = headLines(t, r.stdout)
+	if r.code != 0 || f["Nntp-Count"][0] != env(t, "NNTP_BIG_GROUP_COUNT") {
+		t.Errorf("fetch -I nntp://.../urlfetch.big = %d, %q; want %s articles", r.code, r.stdout, env(t, "NNTP_BIG_GROUP_COUNT"))
+	}
+
+	r = runFetch(t, dir, "-I", fileURLOf(env(t, "BIG_FILE")))
+	_, f = headLines(t, r.stdout)
+	if r.code != 0 || f["Content-Length"][0] != env(t, "BIG_SIZE") {
+		t.Errorf("fetch -I file big.bin = %d, %q; want %s bytes", r.code, r.stdout, env(t, "BIG_SIZE"))
+	}
+
+	r = runFetch(t, dir, "-I", "-v", zebraDB(t)+"?harnesscorpus")
+	_, f = headLines(t, r.stdout)
+	if r.code != 0 || f["Z3950-Hits"][0] != "12" || strings.Contains(r.stderr, "PresentRequest") {
+		t.Errorf("fetch -I zebra harness?harnesscorpus = %d, %q; want 12 hits, no PresentRequest:\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	r = runFetch(t, dir, "-I", "--json", ftpBase(t)+"/readme.txt")
+	var rec struct {
+		Kind     string
+		Length   int64
+		Modified time.Time
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil || r.code != 0 || rec.Kind != "document" || rec.Length != fi.Size() || !rec.Modified.Equal(fi.ModTime().UTC().Truncate(time.Second)) {
+		t.Errorf("fetch -I --json ftp readme.txt = %d, %q (%v)", r.code, r.stdout, err)
 	}
 }

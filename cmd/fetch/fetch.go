@@ -25,6 +25,7 @@ type options struct {
 	remoteName bool
 	dir        string
 	json       bool
+	head       bool // -I: metadata only (head.go)
 	urls       bool
 	verbose    bool
 	quiet      bool
@@ -48,6 +49,7 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		remoteName: c.Bool("remote-name"),
 		dir:        c.String("dir"),
 		json:       c.Bool("json"),
+		head:       c.Bool("head"),
 		urls:       c.Bool("urls"),
 		verbose:    c.Bool("verbose"),
 		quiet:      c.Bool("quiet"),
@@ -70,6 +72,9 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		return nil, cli.Exit("--per-host needs a number of 1 or more", exitUsage)
 	case o.retry < 0:
 		return nil, cli.Exit("--retry needs a number of 0 or more", exitUsage)
+	}
+	if err := checkHeadOptions(o); err != nil {
+		return nil, err
 	}
 	// No Gateway here: configureGateways sets it, from the environment as
 	// all.NewClient does, and from --gateway.
@@ -122,11 +127,15 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 	}
 	req.Input = stdin
 	req.Offset = sk.offset()
+	req.Head = o.head
 	resp, err := o.client.Do(ctx, req)
 	if err != nil {
 		return handOff(ctx, err, stdin, stdout, stderr)
 	}
 	defer resp.Body.Close()
+	if o.head {
+		return writeHead(stdout, o, resp)
+	}
 	masked := resp.URL.Redacted()
 
 	switch resp.Kind {

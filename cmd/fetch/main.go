@@ -193,6 +193,7 @@ func fetchFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "remote-name", Aliases: []string{"O"}, Usage: "write each document to a file named after its URL, in the current directory or --dir"},
 		&cli.StringFlag{Name: "dir", Usage: "with -O, write the files into `DIR`"},
 		&cli.BoolFlag{Name: "json", Usage: "print listings as one JSON object per entry, and a document's metadata instead of its bytes (unless -o/-O)"},
+		&cli.BoolFlag{Name: "head", Aliases: []string{"I"}, Usage: "print each URL's metadata, asked without a transfer (FTP SIZE and MDTM, HTTP HEAD, Gopher+ !, NNTP HEAD or GROUP, a file's stat), as Name: value lines (with --json, one JSON object)"},
 		&cli.BoolFlag{Name: "urls", Usage: "print each listing entry's URL as a last column"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print the protocol conversation to standard error (passwords masked), without progress bars"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors: no progress bars, no lines for finished transfers"},
