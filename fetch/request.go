@@ -74,8 +74,8 @@ func NewRequest(c *Client, u *uri.URL) *Request {
 // Follow returns the Request for to, a URL that the server chose in its
 // reply to r: a redirect's target, a listing's entry, a link. Do checks it
 // with Client.CheckHop before anything is sent. It keeps r's Client, the
-// secrets to mask and the URL where the chain began; it has no Input and
-// no Offset.
+// secrets to mask and the URL where the chain began; it has no Input, no
+// Offset and no Head.
 func (r *Request) Follow(kind HopKind, to *uri.URL) *Request {
 	next := NewRequest(r.cl(), to)
 	next.Hop = &Hop{Kind: kind, From: r.URL, To: to}
