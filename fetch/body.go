@@ -126,6 +126,32 @@ func (b *body) Close() error {
 	return b.closeErr
 }
 
+// EmptyBody returns a Body, as NewBody makes it, that yields no bytes:
+// the Body of a Response to a Head request. done, if not nil, runs once,
+// at the Body's end or its Close, to finish the exchange: a driver that
+// finished it before returning (a connection already back in its pool)
+// passes nil.
+func EmptyBody(ctx context.Context, done func() error) io.ReadCloser {
+	if done == nil {
+		return NewBody(ctx, eof{}, BodyFuncs{})
+	}
+	var once sync.Once
+	var err error
+	finish := func() error {
+		once.Do(func() { err = done() })
+		return err
+	}
+	return NewBody(ctx, eof{}, BodyFuncs{
+		End:   func(error) error { return finish() },
+		Close: func(bool) error { return finish() },
+	})
+}
+
+// eof is a reader at its end.
+type eof struct{}
+
+func (eof) Read([]byte) (int, error) { return 0, io.EOF }
+
 // A CountingReader counts the bytes read through it: how a driver's End
 // and Close know how far a transfer got (a short transfer, "the body broke
 // off after N bytes").

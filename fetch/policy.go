@@ -238,6 +238,7 @@ func (c *Client) redirect(r *Request, resp *Response, via []*Request) (*Request,
 	next := r.Follow(HopRedirect, resp.Location)
 	next.Hop.Status = resp.Status
 	next.Offset = r.Offset
+	next.Head = r.Head
 	if n := c.maxRedirects(); len(via) >= n {
 		if n == 0 {
 			return nil, Errorf(ErrProtocol, "not following %s: this client follows no redirects (--max-redirs 0)", next.Hop)

@@ -18,6 +18,19 @@ type Request struct {
 	// Offset asks for the resource from this byte on (resume). A driver
 	// that cannot start there starts at 0 and says so in Response.Offset.
 	Offset int64
+	// Head asks for the resource's metadata only, as HTTP's HEAD method
+	// does (RFC 9110 section 9.3.2): the driver asks the server what it
+	// can say of the resource without transferring it (FTP SIZE and
+	// MDTM, HTTP HEAD, Gopher+ "!", NNTP HEAD or GROUP, a stat of a
+	// file, a WAIS source description) and returns a Response of the
+	// Kind, Type, Length and Modified a fetch would have, its Meta and
+	// Status, and an empty Body, whose Close still finishes the exchange.
+	// Length is what the Body of a fetch would yield, -1 when the
+	// protocol cannot say; Offset is ignored. A scheme that has no
+	// metadata to ask for (mailto, telnet) fails with ErrUnsupported. A
+	// redirect is followed as for a fetch, with Head kept; Follow does
+	// not keep it.
+	Head bool
 	// Input is what the request sends: the message of a mailto URL, the
 	// keyboard of a telnet session. A Request that Follow makes has none.
 	Input io.Reader
@@ -68,8 +81,8 @@ func NewRequest(c *Client, u *uri.URL) *Request {
 // Follow returns the Request for to, a URL that the server chose in its
 // reply to r: a redirect's target, a listing's entry, a link. Do checks it
 // with Client.CheckHop before anything is sent. It keeps r's Client, the
-// secrets to mask and the URL where the chain began; it has no Input and
-// no Offset.
+// secrets to mask and the URL where the chain began; it has no Input, no
+// Offset and no Head.
 func (r *Request) Follow(kind HopKind, to *uri.URL) *Request {
 	next := NewRequest(r.cl(), to)
 	next.Hop = &Hop{Kind: kind, From: r.URL, To: to}

@@ -20,21 +20,47 @@ import (
 // CheckRedirect declined to follow, a 302); ErrNotFound becomes a 404 and
 // ErrAuth a 403 response, with the error's text as the body; other
 // errors are returned as errors. Only GET and HEAD are supported.
+//
+// HEAD is a Head request (Request.Head): the scheme's own way to ask for
+// metadata (FTP SIZE and MDTM, Gopher+ "!", NNTP HEAD), never a transfer,
+// and the response has no body. A GET with "Range: bytes=N-" asks for
+// the resource from byte N on (Request.Offset): when the driver could
+// start there, the response is a 206 with its Content-Range; when it
+// started at byte 0, a 200 with the whole resource. Every other Range
+// (several ranges, a suffix, an end, a Range with If-Range, whose
+// validator this Transport does not evaluate) is ignored: a 200 with the
+// whole resource, as RFC 9110 section 14.2 allows.
 type Transport struct {
 	Client *Client
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
 
-// RoundTrip fetches req.URL.
+// RoundTrip fetches req.URL, or asks for its metadata (HEAD).
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		req.Body.Close()
 	}
-	if req.Method != "" && req.Method != http.MethodGet && req.Method != http.MethodHead {
+	head := req.Method == http.MethodHead
+	if req.Method != "" && req.Method != http.MethodGet && !head {
 		return nil, Errorf(ErrUnsupported, "fetch.Transport: method %s for %s: only GET and HEAD", req.Method, req.URL.Scheme)
 	}
-	resp, err := t.Client.Fetch(req.Context(), req.URL.String())
+	r, err := t.Client.NewRequest(req.URL.String())
+	if err != nil {
+		return nil, err
+	}
+	r.Head = head
+	if !head {
+		r.Offset = rangeStart(req.Header)
+	}
+	resp, err := t.Client.Do(req.Context(), r)
+	if err == nil && r.Offset > 0 && resp.Offset == r.Offset && resp.Length < 0 && resp.Kind == Document {
+		// Resumed, but of unknown length: no Content-Range can say
+		// which bytes these are. The whole resource, then.
+		resp.Body.Close()
+		r.Offset = 0
+		resp, err = t.Client.Do(req.Context(), r)
+	}
 	if err != nil {
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -60,16 +86,26 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		h.Set("Last-Modified", resp.Modified.UTC().Format(http.TimeFormat))
 	}
 	body := resp.Body
-	if req.Method == http.MethodHead {
+	if head {
 		body.Close()
 		body = http.NoBody
 	}
 	status, code := "200 OK", http.StatusOK
-	if resp.Kind == Redirect {
+	switch {
+	case resp.Kind == Redirect:
 		// The Client's CheckRedirect said ErrUseLastResponse: the
 		// redirect itself, for the http.Client to judge in turn.
 		status, code = "302 Found", http.StatusFound
 		h.Set("Location", resp.Location.String())
+	case r.Offset > 0 && resp.Offset == r.Offset && resp.Length == 0:
+		// RFC 9110 section 14.4: a start at the end is no range of the
+		// resource.
+		status, code = "416 Range Not Satisfiable", http.StatusRequestedRangeNotSatisfiable
+		h.Set("Content-Range", "bytes */"+strconv.FormatInt(resp.Offset, 10))
+	case r.Offset > 0 && resp.Offset == r.Offset:
+		status, code = "206 Partial Content", http.StatusPartialContent
+		last, total := resp.Offset+resp.Length-1, resp.Offset+resp.Length
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", resp.Offset, last, total))
 	}
 	return &http.Response{
 		Status:        status,
@@ -81,6 +117,28 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ContentLength: resp.Length,
 		Request:       req,
 	}, nil
+}
+
+// rangeStart reads the one Range RoundTrip honours, "bytes=N-", and
+// returns N; 0 for every other Range and for none.
+func rangeStart(h http.Header) int64 {
+	rs := h.Values("Range")
+	if len(rs) != 1 || h.Get("If-Range") != "" {
+		return 0
+	}
+	unit, set, ok := strings.Cut(strings.TrimSpace(rs[0]), "=")
+	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
+		return 0
+	}
+	first, ok := strings.CutSuffix(strings.TrimSpace(set), "-")
+	if !ok || first == "" || strings.Trim(first, "0123456789") != "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(first, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 func errorResponse(req *http.Request, code int, err error) *http.Response {

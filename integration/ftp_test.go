@@ -76,11 +76,12 @@ func ftpConformance(t *testing.T, scheme, hostport string, tlsConfig *tls.Config
 			{URL: base + "/binary.bin", SHA256: env(t, "BINARY_SHA256")},
 			{URL: base + "/empty.txt", SHA256: fetchtest.EmptySHA256},
 		},
-		Missing: base + "/no-such-file.txt",
-		Denied:  scheme + "://" + url.UserPassword(env(t, "FTP_USER"), "wrong-password").String() + "@" + hostport + "/welcome.txt",
-		Listing: base + "/",
-		Inject:  []string{base + "/a%0D%0ADELE%20x/readme.txt", base + "/readme.txt%0AQUIT"},
-		Caps:    fetchtest.Caps{Resume: true},
+		Missing:   base + "/no-such-file.txt",
+		Denied:    scheme + "://" + url.UserPassword(env(t, "FTP_USER"), "wrong-password").String() + "@" + hostport + "/welcome.txt",
+		Listing:   base + "/",
+		Inject:    []string{base + "/a%0D%0ADELE%20x/readme.txt", base + "/readme.txt%0AQUIT"},
+		Transfers: ftpTransfers,
+		Caps:      fetchtest.Caps{Resume: true},
 	})
 }
 

@@ -713,6 +713,9 @@ func TestGopherConformance(t *testing.T) {
 					s.url("/7" + s.search + "%09a%0Ab"),
 					s.url("/0/hello.txt%09%09+%0D%0A"),
 				},
+				Transfers: gopherTransfers,
+				// Plain Gopher URLs: a Head asks the server nothing.
+				Caps: fetchtest.Caps{HeadFromURL: true},
 			})
 		})
 	}

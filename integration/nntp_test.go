@@ -701,6 +701,7 @@ func TestNNTPConformance(t *testing.T) {
 			base + "/urlfetch.test%00/1",
 			base + "/urlfetch%0Atest",
 		},
+		Transfers: nntpTransfers,
 	})
 }
 
@@ -720,5 +721,6 @@ func TestNewsConformance(t *testing.T) {
 			"news:urlfetch.test%0D%0AQUIT",
 			"news:urlfetch%00test",
 		},
+		Transfers: nntpTransfers,
 	})
 }

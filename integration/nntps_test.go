@@ -294,7 +294,8 @@ func TestNNTPSConformance(t *testing.T) {
 			base + "/urlfetch.test%00/1",
 			base + "/urlfetch%0Atest",
 		},
-		Invalid: []string{base + "/urlfetch.test/x"},
+		Invalid:   []string{base + "/urlfetch.test/x"},
+		Transfers: nntpTransfers,
 	})
 }
 
@@ -320,5 +321,6 @@ func TestSNewsConformance(t *testing.T) {
 			"snews:urlfetch.test%0D%0AQUIT",
 			"snews:urlfetch%00test",
 		},
+		Transfers: nntpTransfers,
 	})
 }

@@ -430,6 +430,7 @@ func TestWAISConformanceZebra(t *testing.T) {
 			zebraDB(t) + "?flamingo%0D%0Aheron",
 			"wais://" + addr(t, "ZEBRA") + "/harness%00x?flamingo",
 		},
-		Caps: fetchtest.Caps{Resume: true},
+		Transfers: waisTransfers,
+		Caps:      fetchtest.Caps{Resume: true},
 	})
 }

@@ -24,6 +24,7 @@ type options struct {
 	remoteName bool
 	dir        string
 	json       bool
+	head       bool // -I: metadata only (head.go)
 	urls       bool
 	verbose    bool
 	quiet      bool
@@ -55,6 +56,7 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		remoteName: c.Bool("remote-name"),
 		dir:        c.String("dir"),
 		json:       c.Bool("json"),
+		head:       c.Bool("head"),
 		urls:       c.Bool("urls"),
 		verbose:    c.Bool("verbose"),
 		quiet:      c.Bool("quiet"),
@@ -86,6 +88,9 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		return nil, cli.Exit("--per-host needs a number of 1 or more", exitUsage)
 	case o.retry < 0:
 		return nil, cli.Exit("--retry needs a number of 0 or more", exitUsage)
+	}
+	if err := checkHeadOptions(o); err != nil {
+		return nil, err
 	}
 	// No Gateway here: configureGateways sets it, from the environment as
 	// all.NewClient does, and from --gateway.
@@ -160,12 +165,32 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 	}
 	req.Input = stdin
 	req.Offset = sk.offset()
+	// --json without an output file prints what a document is, not its
+	// bytes: a Head request asks that without a transfer (no RETR that
+	// the server logs as an aborted download). A listing, a session or a
+	// message is what it is only whole: they are asked for again.
+	implicit := o.json && sk.path == "" && !o.head
+	req.Head = o.head || implicit
 	resp, err := o.client.Do(ctx, req)
+	if implicit && (err == nil && resp.Kind == fetch.Listing || errors.Is(err, fetch.ErrUnsupported)) {
+		if err == nil {
+			resp.Body.Close()
+		}
+		req.Head = false
+		resp, err = o.client.Do(ctx, req)
+	}
 	if err != nil {
 		return nil, handOff(ctx, err, stdin, stdout, stderr)
 	}
 	defer resp.Body.Close()
 	out := &outcome{resp: resp}
+	if req.Head && resp.Kind != fetch.Listing || o.head {
+		out.kind = kindHead
+		if o.json {
+			return out, nil // the record is the output
+		}
+		return out, writeHead(stdout, resp)
+	}
 
 	switch resp.Kind {
 	case fetch.Listing:
@@ -199,12 +224,6 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 		}
 		return out, resp.Body.Close()
 	default:
-		if o.json && sk.path == "" {
-			// The records take standard output: a document's is its
-			// metadata.
-			out.kind = kindHead
-			return out, nil
-		}
 		out.kind = kindDocument
 		buf := copyBuffers.Get().(*[]byte)
 		defer copyBuffers.Put(buf)

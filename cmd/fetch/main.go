@@ -196,6 +196,7 @@ func fetchFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-clobber", Usage: "never replace a file: a URL whose file exists (or that an earlier URL of the run writes) is not fetched"},
 		&cli.BoolFlag{Name: "remote-time", Aliases: []string{"R"}, Usage: "give the output file the resource's time (FTP MDTM, HTTP Last-Modified, a file's mtime) when the server says it"},
 		&cli.BoolFlag{Name: "json", Usage: "print JSON Lines on standard output, one record per event: each listing entry, then one record per URL (what came back, status, bytes, time, output file, or the error); documents go to -o/-O only (see fetch help json)"},
+		&cli.BoolFlag{Name: "head", Aliases: []string{"I"}, Usage: "print each URL's metadata, asked without a transfer (FTP SIZE and MDTM, HTTP HEAD, Gopher+ !, NNTP HEAD or GROUP, a file's stat), as Name: value lines (with --json, a head record)"},
 		&cli.BoolFlag{Name: "raw", Usage: "write a listing as the server sent it (the gopher menu, the FTP LIST or MLSD text, the NNTP overview lines) rather than as columns"},
 		&cli.BoolFlag{Name: "urls", Usage: "print each listing entry's URL as a last column"},
 		&cli.BoolFlag{Name: "human-readable", Aliases: []string{"h"}, Usage: "print listing sizes in K, M and G (powers of 1024), as ls -h"},

@@ -18,7 +18,8 @@
 // Opt.Found come back whole, with a Length that adds up and a resume from
 // an offset that says where it started; that a failure carries the right
 // kind (ErrNotFound, ErrAuth, ErrUnsafe) for errors.Is and reads as one
-// line; that err == nil means Body != nil; that Close may be called twice
+// line; that a Head request (Request.Head) gives the metadata a fetch
+// gives without transferring anything; that err == nil means Body != nil; that Close may be called twice
 // and ends an unread body at once; that a listing's entries carry absolute
 // URLs; that a cancelled context ends a Fetch, a read and a stalled read
 // within a second with context.Canceled; that no password shows in an
@@ -99,6 +100,12 @@ type Opt struct {
 	// scheme that has no redirects.
 	Redirect func(t testing.TB, target string) string
 
+	// Transfers, if set, reports whether a protocol line the driver sent
+	// (traced as fetch.Out) transfers a resource or a listing, or opens
+	// the way to one: FTP's RETR, LIST, EPSV; NNTP's ARTICLE and OVER;
+	// an HTTP GET. A Head request must send no such line.
+	Transfers func(line string) bool
+
 	// Secret is the password that SecretURLs carry. When SecretURLs is
 	// empty the suite writes DefaultSecret into Found[0], Missing, Denied
 	// and Listing itself, if the scheme allows a password in its URLs.
@@ -153,6 +160,13 @@ type Caps struct {
 	// NoServer: the driver connects to no server (file:), so a URL of
 	// its scheme cannot be refused a connection.
 	NoServer bool
+	// NoHead: the scheme has no metadata to ask for (mailto, telnet): a
+	// Head request fails with ErrUnsupported and sends nothing.
+	NoHead bool
+	// HeadFromURL: a Head request may be answered from the URL alone,
+	// without asking the server (gopher without a Gopher+ string), so
+	// that Missing need not fail under Head.
+	HeadFromURL bool
 }
 
 // Time limits of the suite. A cancellation must take effect within
@@ -241,6 +255,7 @@ var checks = []check{
 	{"Missing", checkMissing},
 	{"Denied", checkDenied},
 	{"Listing", checkListing},
+	{"Head", checkHead},
 	{"Inject", checkInject},
 	{"NoFollow", checkNoFollow},
 	{"Secret", checkSecret},
@@ -518,6 +533,142 @@ func checkOffset(t testing.TB, s *suite) {
 	if resp.Length >= 0 && resp.Length != int64(len(body)) {
 		t.Errorf("%s.Length = %d, but Body yielded %d bytes", call, resp.Length, len(body))
 	}
+}
+
+// checkHead asks for the metadata of each Found case and of the Listing
+// (Request.Head) between two fetches of it. The Response must be of the
+// fetch's Kind, with its Type (or none), a Length of -1 or the fetch's
+// byte count, the fetch's Modified when the fetch had one, Offset 0 and
+// an empty Body that closes twice. Nothing the driver sends may transfer
+// the resource (Opt.Transfers), and the fetch after the Head, on the
+// connection it left in the driver's pool, must come whole. Missing fails
+// under Head as it does without (unless Caps.HeadFromURL), and a redirect
+// comes back as the redirect.
+func checkHead(t testing.TB, s *suite) {
+	c, log := s.client(t)
+	ctx := s.context(t)
+	if s.opt.Caps.NoHead {
+		raw := s.opt.Found[0].URL
+		resp, err := s.head(ctx, c, raw)
+		if err == nil {
+			resp.Body.Close()
+			t.Errorf("Do(%q with Head) error = nil, want ErrUnsupported (Caps.NoHead)", raw)
+		} else if !errors.Is(err, fetch.ErrUnsupported) {
+			t.Errorf("Do(%q with Head) error = %v, want ErrUnsupported (Caps.NoHead)", raw, err)
+		}
+		for _, line := range log.Lines() {
+			if strings.HasPrefix(line, "> ") {
+				t.Errorf("Do(%q with Head) sent %q; want nothing sent for a scheme without metadata", raw, line)
+			}
+		}
+		return
+	}
+	cases := append([]Case(nil), s.opt.Found...)
+	if s.opt.Listing != "" {
+		cases = append(cases, Case{URL: s.opt.Listing, Kind: fetch.Listing})
+	}
+	for _, tc := range cases {
+		got, n, sum, err := fetchSum(ctx, c, tc.URL)
+		if err != nil {
+			t.Errorf("Fetch(%q) error = %v, want nil", tc.URL, err)
+			continue
+		}
+		log.Reset()
+		call := fmt.Sprintf("Do(%q with Head)", tc.URL)
+		head, err := s.head(ctx, c, tc.URL)
+		if err != nil {
+			t.Errorf("%s error = %v, want nil", call, err)
+			continue
+		}
+		body, readErr := io.ReadAll(head.Body)
+		switch {
+		case readErr != nil:
+			t.Errorf("%s: reading Body: %v", call, readErr)
+		case len(body) > 0:
+			t.Errorf("%s: Body yielded %s; want no bytes", call, short(body))
+		}
+		if msg := closeTwice(head.Body); msg != "" {
+			t.Errorf("%s: %s", call, msg)
+		}
+		if head.Kind != got.Kind {
+			t.Errorf("%s.Kind = %v, want %v as Fetch gives", call, head.Kind, got.Kind)
+		}
+		if want := tc.Type; want != "" && head.Type != want {
+			t.Errorf("%s.Type = %q, want %q", call, head.Type, want)
+		} else if head.Type != "" && got.Type != "" && head.Type != got.Type {
+			t.Errorf("%s.Type = %q, but Fetch gives %q", call, head.Type, got.Type)
+		}
+		if head.Length != -1 && head.Length != n {
+			t.Errorf("%s.Length = %d, but Fetch's Body yields %d bytes; want that or -1", call, head.Length, n)
+		}
+		if !got.Modified.IsZero() && !head.Modified.Equal(got.Modified) {
+			t.Errorf("%s.Modified = %v, want %v as Fetch gives", call, head.Modified, got.Modified)
+		}
+		if head.Offset != 0 {
+			t.Errorf("%s.Offset = %d, want 0", call, head.Offset)
+		}
+		for _, line := range log.Lines() {
+			if cmd, ok := strings.CutPrefix(line, "> "); ok && s.opt.Transfers != nil && s.opt.Transfers(cmd) {
+				t.Errorf("%s sent %q, which transfers the resource", call, cmd)
+			}
+		}
+		// The connection the Head used is back in the pool, ready.
+		if _, n2, sum2, err := fetchSum(ctx, c, tc.URL); err != nil {
+			t.Errorf("Fetch(%q) after a Head: error = %v, want nil", tc.URL, err)
+		} else if n2 != n || sum2 != sum {
+			t.Errorf("Fetch(%q) after a Head yields %d bytes (SHA-256 %s), before it %d (%s)", tc.URL, n2, sum2, n, sum)
+		}
+	}
+	if s.opt.Missing != "" && !s.opt.Caps.HeadFromURL {
+		raw := s.opt.Missing
+		if resp, err := s.head(ctx, c, raw); err == nil {
+			resp.Body.Close()
+			t.Errorf("Do(%q with Head) error = nil, want ErrNotFound", raw)
+		} else if !errors.Is(err, fetch.ErrNotFound) {
+			t.Errorf("Do(%q with Head) error = %v, want ErrNotFound", raw, err)
+		}
+	}
+	if s.opt.Redirect != nil {
+		target := s.opt.Scheme + "://" + newWitness(t).addr + "/fetchtest-target"
+		raw := s.opt.Redirect(t, target)
+		req := fetch.NewRequest(c, uri.MustParse(raw))
+		req.Head = true
+		resp, err := c.Driver(s.opt.Scheme).Fetch(ctx, req)
+		if err != nil {
+			t.Errorf("Driver.Fetch(%q with Head) error = %v; want the redirect to %s", raw, err, target)
+			return
+		}
+		resp.Body.Close()
+		if want := uri.MustParse(target).String(); resp.Kind != fetch.Redirect || resp.Location == nil || resp.Location.String() != want {
+			t.Errorf("Driver.Fetch(%q with Head) = %v to %v; want a %v to %s", raw, resp.Kind, resp.Location, fetch.Redirect, want)
+		}
+	}
+}
+
+// head asks c for rawURL's metadata (Request.Head).
+func (s *suite) head(ctx context.Context, c *fetch.Client, rawURL string) (*fetch.Response, error) {
+	req, err := c.NewRequest(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	req.Head = true
+	return c.Do(ctx, req)
+}
+
+// fetchSum fetches rawURL through c and streams its Body into SHA-256:
+// the Response, the byte count and the digest.
+func fetchSum(ctx context.Context, c *fetch.Client, rawURL string) (*fetch.Response, int64, string, error) {
+	resp, err := c.Fetch(ctx, rawURL)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer resp.Body.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, resp.Body)
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("reading Body: %w", err)
+	}
+	return resp, n, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // checkNoFollow checks that a driver never follows a redirect itself: it

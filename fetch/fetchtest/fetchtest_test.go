@@ -43,6 +43,8 @@ type fake struct {
 	rawContext     bool  // a Body\'s read past the deadline returns the context\'s bare error
 	dialKind       error // a failed dial is an error of this kind
 	ownClosedError bool  // a read after Close fails with an error of its own
+	headIgnored    bool  // answers a Head request with the document
+	headLengthLies bool  // a Head's Length is one more than the document's
 
 	stallAddr string // a server that accepts and never writes
 
@@ -77,8 +79,12 @@ func (d *fake) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, 
 			return nil, err
 		}
 	}
+	method := "GET "
+	if req.Head && !d.headIgnored {
+		method = "HEAD "
+	}
 	if !d.silent {
-		req.Trace(fetch.Out, "GET "+path)
+		req.Trace(fetch.Out, method+path)
 		if d.leaksBasic {
 			req.Trace(fetch.Out, "Authorization: Basic "+basicAuth(req.URL))
 		}
@@ -138,6 +144,14 @@ func (d *fake) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, 
 	if d.lengthLies {
 		resp.Length++
 	}
+	if method == "HEAD " {
+		resp.Offset = 0
+		resp.Length = int64(len(fakeDocs[path]))
+		if d.headLengthLies {
+			resp.Length++
+		}
+		doc = ""
+	}
 	resp.Body = d.body(ctx, doc)
 	return resp, nil
 }
@@ -147,7 +161,11 @@ func (d *fake) listing(ctx context.Context, req *fetch.Request) *fetch.Response 
 	if d.relativeURLs {
 		base = ""
 	}
-	resp := &fetch.Response{Kind: fetch.Listing, Type: "text/plain", Length: -1, Body: d.body(ctx, "hello\nempty\n")}
+	lines := "hello\nempty\n"
+	if req.Head && !d.headIgnored {
+		lines = ""
+	}
+	resp := &fetch.Response{Kind: fetch.Listing, Type: "text/plain", Length: -1, Body: d.body(ctx, lines)}
 	resp.SetEntries(func(r io.Reader) iter.Seq2[fetch.Entry, error] {
 		return func(yield func(fetch.Entry, error) bool) {
 			b, err := io.ReadAll(r)
@@ -291,7 +309,8 @@ func fakeOpt(t testing.TB, d *fake) Opt {
 		Redirect: func(_ testing.TB, target string) string {
 			return "fake://host/redirect?to=" + target
 		},
-		Caps: Caps{Resume: true, NoIdleTimeout: true},
+		Transfers: func(line string) bool { return strings.HasPrefix(line, "GET ") },
+		Caps:      Caps{Resume: true, NoIdleTimeout: true},
 	}
 }
 
@@ -430,6 +449,9 @@ func TestSuiteCatches(t *testing.T) {
 		{"follows a redirect", &fake{follows: true}, "NoFollow", "a driver never follows a redirect"},
 		{"deadline not ErrTimeout", &fake{rawContext: true}, "Deadline", "want ErrTimeout and context.DeadlineExceeded"},
 		{"refused not ErrConnect", &fake{dialKind: fetch.ErrProtocol}, "Refused", "want ErrConnect"},
+		{"Head transfers", &fake{headIgnored: true}, "Head", `sent "GET /hello", which transfers the resource`},
+		{"Head has a body", &fake{headIgnored: true}, "Head", `Body yielded "hello, world\n"; want no bytes`},
+		{"Head Length lies", &fake{headLengthLies: true}, "Head", "Length = 14, but Fetch's Body yields 13 bytes"},
 	}
 	for _, tt := range tests {
 		var opt Opt
@@ -446,6 +468,17 @@ func TestSuiteCatches(t *testing.T) {
 		if !strings.Contains(r.String(), tt.want) {
 			t.Errorf("check %s on fault %q reported:\n%s\nwant a message containing %q", tt.check, tt.fault, r, tt.want)
 		}
+	}
+}
+
+// A driver that answers a Head request where its scheme has no metadata
+// (Caps.NoHead) fails the Head check.
+func TestHeadNoHeadCatches(t *testing.T) {
+	opt := fakeOpt(t, &fake{})
+	opt.Caps.NoHead = true
+	r := runCheck(t, "Head", opt)
+	if !r.Failed() || !strings.Contains(r.String(), "want ErrUnsupported (Caps.NoHead)") {
+		t.Errorf("check Head with Caps.NoHead on a fake that answers Head reported:\n%s\nwant a failure wanting ErrUnsupported", r)
 	}
 }
 

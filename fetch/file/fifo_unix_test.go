@@ -114,3 +114,16 @@ func TestFIFOLateWriter(t *testing.T) {
 		t.Fatalf("Fetch(%q) still running 5s after the writer came", u)
 	}
 }
+
+// A FIFO's Head reads nothing of it: no wait for a writer, no sniffing.
+func TestHeadFIFO(t *testing.T) {
+	p := mkfifo(t)
+	start := time.Now()
+	resp, err := head(t, fileURL(p))
+	if err != nil || resp.Kind != fetch.Document || resp.Length != -1 || resp.Type != "application/octet-stream" {
+		t.Errorf("Head(FIFO) = %+v, %v; want a document of unknown length", resp, err)
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("Head(FIFO) took %v: it waited for a writer", d)
+	}
+}

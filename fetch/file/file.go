@@ -11,7 +11,9 @@
 //
 // A file is a Document whose media type comes from its name's extension
 // or, failing that, from sniffing its first 512 bytes. A directory is a
-// Listing; see the Driver for its format.
+// Listing; see the Driver for its format. A Head request
+// (fetch.Request.Head) is the file's stat: its size and modification
+// time, nothing of it read but the 512 bytes that may give its type.
 package file
 
 import (
@@ -98,6 +100,10 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 		fh.Close()
 		return nil, openError(err)
 	}
+	if req.Head {
+		defer fh.Close()
+		return d.head(ctx, req, f, fh, info)
+	}
 	if info.IsDir() {
 		return d.list(ctx, req, f, fh, info), nil
 	}
@@ -107,6 +113,41 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 		return nil, err
 	}
 	return resp, nil
+}
+
+// head answers a Head request (fetch.Request.Head) from the open file's
+// stat: a directory is a Listing, its entries unread; a file a Document
+// of its size (-1 for a FIFO or a device) and time, its media type
+// found as a fetch finds it (the extension, else its first 512 bytes,
+// read in place: no FIFO is read). The file was opened, as a fetch opens
+// it, so that one the user may not read fails here too (ErrAuth).
+func (d *Driver) head(ctx context.Context, req *fetch.Request, f *uri.File, fh *os.File, info fs.FileInfo) (*fetch.Response, error) {
+	resp := &fetch.Response{Kind: fetch.Listing, Type: fetch.ListingType, Length: -1, Modified: info.ModTime()}
+	if !info.IsDir() {
+		typ, err := mediaType(req, f, fh, info)
+		if err != nil {
+			return nil, err
+		}
+		resp.Kind, resp.Type = fetch.Document, typ
+		if info.Mode().IsRegular() {
+			resp.Length = info.Size()
+		}
+	}
+	req.Tracef(fetch.Note, "%s: %s, %d bytes, modified %s", fh.Name(), kindOfInfo(info), info.Size(), info.ModTime().UTC().Format(time.RFC3339))
+	resp.Body = fetch.EmptyBody(ctx, nil)
+	return resp, nil
+}
+
+// kindOfInfo names what info describes, for the trace.
+func kindOfInfo(info fs.FileInfo) string {
+	switch m := info.Mode(); {
+	case m.IsDir():
+		return "directory"
+	case m.IsRegular():
+		return "file"
+	default:
+		return kindOf(m)
+	}
 }
 
 // remoteError refuses a file on another host, saying how to get it.
@@ -157,31 +198,42 @@ func openError(err error) error {
 	return fmt.Errorf("file: %w", err)
 }
 
-// document returns the open file fh as a Document.
-func (d *Driver) document(ctx context.Context, req *fetch.Request, f *uri.File, fh *os.File, info fs.FileInfo) (*fetch.Response, error) {
-	resp := &fetch.Response{Kind: fetch.Document, Length: -1, Modified: info.ModTime()}
-	resp.Type = mime.TypeByExtension(path.Ext(f.Path))
+// mediaType is the media type of the open file fh: from its name's
+// extension, else sniffed from its first bytes, else (a FIFO, a device,
+// which cannot be read in place) application/octet-stream.
+func mediaType(req *fetch.Request, f *uri.File, fh *os.File, info fs.FileInfo) (string, error) {
+	typ := mime.TypeByExtension(path.Ext(f.Path))
 	how := "from the extension"
-	if !info.Mode().IsRegular() {
-		// A FIFO or a device: no size, no seeking, and sniffing would
-		// wait for data inside Fetch.
-		if resp.Type == "" {
-			resp.Type, how = "application/octet-stream", "for a "+kindOf(info.Mode())
-		}
-		req.Tracef(fetch.Note, "type %s %s", resp.Type, how)
-		resp.Body = newBody(ctx, fh, fh, info.Mode()&fs.ModeNamedPipe != 0)
-		return resp, nil
-	}
-	if resp.Type == "" {
+	switch {
+	case typ != "":
+	case !info.Mode().IsRegular():
+		// Sniffing would wait for data inside Fetch.
+		typ, how = "application/octet-stream", "for a "+kindOf(info.Mode())
+	default:
 		// ReadAt leaves the offset alone: the Body still starts at 0.
 		head := make([]byte, sniffLen)
 		n, err := fh.ReadAt(head, 0)
 		if err != nil && err != io.EOF {
-			return nil, openError(err)
+			return "", openError(err)
 		}
-		resp.Type, how = http.DetectContentType(head[:n]), "sniffed from the first bytes"
+		typ, how = http.DetectContentType(head[:n]), "sniffed from the first bytes"
 	}
-	req.Tracef(fetch.Note, "type %s %s", resp.Type, how)
+	req.Tracef(fetch.Note, "type %s %s", typ, how)
+	return typ, nil
+}
+
+// document returns the open file fh as a Document.
+func (d *Driver) document(ctx context.Context, req *fetch.Request, f *uri.File, fh *os.File, info fs.FileInfo) (*fetch.Response, error) {
+	typ, err := mediaType(req, f, fh, info)
+	if err != nil {
+		return nil, err
+	}
+	resp := &fetch.Response{Kind: fetch.Document, Type: typ, Length: -1, Modified: info.ModTime()}
+	if !info.Mode().IsRegular() {
+		// A FIFO or a device: no size, no seeking.
+		resp.Body = newBody(ctx, fh, fh, info.Mode()&fs.ModeNamedPipe != 0)
+		return resp, nil
+	}
 	if off := req.Offset; off > 0 && off <= info.Size() {
 		if _, err := fh.Seek(off, io.SeekStart); err != nil {
 			return nil, openError(err)

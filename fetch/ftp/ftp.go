@@ -27,6 +27,10 @@
 //   - A path ending in "/", an empty name, or a name whose RETR fails with
 //     550 but whose CWD succeeds is a directory: a Listing from MLSD when
 //     the server offers it (FEAT), else LIST.
+//   - A Head request (fetch.Request.Head) runs the CWDs, then asks with
+//     SIZE and MDTM (RFC 3659), and for a name SIZE refuses with CWD: no
+//     data connection, no RETR, no LIST (head.go says how each reply is
+//     read).
 //
 // The Driver keeps idle control connections and reuses one for the next
 // URL of the same host, port and login (RFC 1738 section 3.2.5, RFC 1630's
@@ -339,6 +343,8 @@ func (d *Driver) run(ctx context.Context, req *fetch.Request, s *session, f *uri
 		return nil, err
 	}
 	switch {
+	case req.Head:
+		return d.head(ctx, req, s, f, p)
 	case f.Type == 'd':
 		return d.nameList(ctx, req, s, f, p)
 	case f.Name == "":

@@ -53,8 +53,20 @@ func TestConformance(t *testing.T) {
 		Broken: func(t testing.TB) string {
 			return misbehaving.Serve(t, misbehaving.FTP, misbehaving.CloseMidTransfer).URL()
 		},
-		Caps: fetchtest.Caps{Resume: true},
+		Transfers: transfers,
+		Caps:      fetchtest.Caps{Resume: true},
 	})
+}
+
+// transfers reports whether an FTP command transfers a file or a
+// listing, or opens a data connection for one: what a Head never sends.
+func transfers(cmd string) bool {
+	verb, _, _ := strings.Cut(cmd, " ")
+	switch strings.ToUpper(verb) {
+	case "RETR", "LIST", "MLSD", "NLST", "EPSV", "PASV", "EPRT", "PORT", "REST", "PRET", "STOR":
+		return true
+	}
+	return false
 }
 
 // newClient returns a Client with d (a new Driver when nil) registered,

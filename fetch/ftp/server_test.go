@@ -49,6 +49,9 @@ type fakeServer struct {
 	off150    int
 	// size, if set, is the SIZE reply's number whatever the file holds.
 	size string
+	// sizeReply and mdtmReply, if set, are the whole replies to every
+	// SIZE and MDTM, whatever the name.
+	sizeReply, mdtmReply string
 	// passive, if set, is the whole reply to EPSV and PASV; with
 	// passiveDies, the session ends after it, as vsftpd's does after
 	// "500 OOPS: vsf_sysutil_bind".
@@ -346,6 +349,10 @@ func (f *fakeSession) command(cmd, arg string) bool {
 		f.cwd = p
 		f.reply("250 Directory successfully changed.")
 	case "SIZE":
+		if s.sizeReply != "" {
+			f.reply("%s", s.sizeReply)
+			return true
+		}
 		body, ok := s.files[f.abs(arg)]
 		if !ok {
 			f.reply("550 Could not get file size.")
@@ -357,6 +364,10 @@ func (f *fakeSession) command(cmd, arg string) bool {
 		}
 		f.reply("213 %d", len(body))
 	case "MDTM":
+		if s.mdtmReply != "" {
+			f.reply("%s", s.mdtmReply)
+			return true
+		}
 		if _, ok := s.files[f.abs(arg)]; s.noMDTM || !ok {
 			f.reply("550 Could not get file modification time.")
 			return true

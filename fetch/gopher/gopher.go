@@ -40,6 +40,10 @@
 // already holds the filled-in form is sent verbatim, the one place where a
 // decoded CR LF reaches the wire.
 //
+// A Head request (fetch.Request.Head) is Gopher+'s "!" for an item the
+// URL marks as Gopher+, and is answered from the URL alone for another
+// (RFC 1436 has no request for metadata): see Driver.head in head.go.
+//
 // A type-7 URL without a search is not sent: Driver.Search or Driver.Ask
 // supply the words, or Fetch returns ErrSearchRequired. Types 2 (CSO), 8
 // and T (sessions), i and 3 name nothing Gopher can fetch. Gopher cannot
@@ -139,13 +143,13 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if req.URL.HasUser {
 		req.Tracef(fetch.Note, "a gopher URL has no user or password (RFC 1738 section 3.4); ignoring them")
 	}
-	if req.Offset > 0 {
+	if req.Offset > 0 && !req.Head {
 		req.Tracef(fetch.Note, "gopher cannot resume; starting at byte 0")
 	}
 	if err := fetchable(g); err != nil {
 		return nil, err
 	}
-	if g.Type == '7' && !g.HasSearch {
+	if g.Type == '7' && !g.HasSearch && !req.Head {
 		if err := d.fillSearch(ctx, req, g); err != nil {
 			return nil, err
 		}
@@ -155,6 +159,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	}
 	if err := fetch.CheckLine("gopher search", g.Search); err != nil {
 		return nil, err
+	}
+	if req.Head {
+		return d.head(ctx, req, g)
 	}
 	switch {
 	case !g.HasPlus:

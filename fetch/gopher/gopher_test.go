@@ -644,7 +644,9 @@ func TestConformance_FakeServer(t *testing.T) {
 		Broken: func(t testing.TB) string {
 			return misbehaving.Serve(t, misbehaving.GopherPlus, misbehaving.CloseMidTransfer).URL()
 		},
-		Caps: fetchtest.Caps{MixedSchemes: true},
+		Transfers: transfers,
+		// The fixtures are plain Gopher: a Head asks the server nothing.
+		Caps: fetchtest.Caps{MixedSchemes: true, HeadFromURL: true},
 	})
 }
 

@@ -4,9 +4,11 @@
 // speaks HTTP/2 (RFC 9113) when the server offers it, else HTTP/1.1.
 //
 // The path and search go to the server exactly as the URL writes them;
-// the fragment never does. A Fetch is one GET: a redirect (301, 302, 303,
-// 307, 308 with a Location) comes back as a Response of Kind Redirect,
-// its target resolved, and the fetch.Client decides whether to follow it.
+// the fragment never does. A Fetch is one GET, or one HEAD for a Head
+// request (fetch.Request.Head, RFC 9110 section 9.3.2): a redirect (301,
+// 302, 303, 307, 308 with a Location) comes back as a Response of Kind
+// Redirect, its target resolved, and the fetch.Client decides whether to
+// follow it.
 //
 // Credentials, when the Request has some (fetch.Request.Credentials: the
 // URL's user:password@, the Client's Login, netrc), go as Basic
@@ -119,8 +121,8 @@ func (d *Driver) Close() error {
 	return nil
 }
 
-// Fetch retrieves an http or https URL with one GET, directly or through
-// req.Gateway. A redirect comes back unfollowed, as a Response of Kind
+// Fetch retrieves an http or https URL with one GET (a HEAD for a Head
+// request), directly or through req.Gateway. A redirect comes back unfollowed, as a Response of Kind
 // Redirect whose Location is the target resolved against req.URL (the
 // fragment carried over when the Location has none, RFC 9110 section
 // 10.2.2) and whose Body is the reply's body.
@@ -132,9 +134,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 }
 
 // FetchGateway fetches req.URL, of any scheme, through the HTTP gateway
-// req.Gateway (RFC 1738 section 4): one GET whose request target is the
-// whole URL as written, without its fragment: "GET
-// ftp://user:pass@host/path HTTP/1.1". The password of an ftp URL goes
+// req.Gateway (RFC 1738 section 4): one GET (a HEAD for a Head request)
+// whose request target is the whole URL as written, without its
+// fragment: "GET ftp://user:pass@host/path HTTP/1.1". The password of an ftp URL goes
 // too, for the gateway logs in with it; traces and errors mask it. The
 // connection to the gateway goes through the Client's dial path. The
 // reply is a Document streamed from the gateway, its Type and Length from
@@ -155,7 +157,7 @@ func (d *Driver) FetchGateway(ctx context.Context, req *fetch.Request) (*fetch.R
 // rule (Client.AllowDowngrade).
 func (d *Driver) CheckFollow(u *uri.URL) error { return nil }
 
-// fetch sends one GET for req.URL, through req.Gateway when set.
+// fetch sends one GET or HEAD for req.URL, through req.Gateway when set.
 func (d *Driver) fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
 	ctx = context.WithValue(ctx, requestKey{}, req)
 	u, via := req.URL, req.Gateway
@@ -232,9 +234,14 @@ func nextURL(base *uri.URL, loc string) (*uri.URL, error) {
 	return next, nil
 }
 
-// roundTrip sends one GET for u: to its server, or to the proxy via.
+// roundTrip sends one GET (HEAD for a Head request) for u: to its
+// server, or to the proxy via.
 func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, via *url.URL) (*http.Response, error) {
-	hr, err := buildRequest(ctx, u, via)
+	method := http.MethodGet
+	if req.Head {
+		method = http.MethodHead
+	}
+	hr, err := buildRequest(ctx, method, u, via)
 	if err != nil {
 		return nil, err
 	}
@@ -259,17 +266,17 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, 
 	return resp, nil
 }
 
-// buildRequest builds the GET for u: in origin form for its server, in
-// absolute form for an HTTP proxy, and for a URL of another scheme the
-// request to the gateway via.
-func buildRequest(ctx context.Context, u *uri.URL, via *url.URL) (*http.Request, error) {
+// buildRequest builds the request of method (GET or HEAD) for u: in
+// origin form for its server, in absolute form for an HTTP proxy, and for
+// a URL of another scheme the request to the gateway via.
+func buildRequest(ctx context.Context, method string, u *uri.URL, via *url.URL) (*http.Request, error) {
 	if !isHTTP(u) {
 		if via == nil || !speaksHTTP(via) {
 			return nil, fetch.Errorf(fetch.ErrUnsupported, "http: no HTTP gateway for %s: URLs", u.Scheme)
 		}
-		return gatewayRequest(ctx, u, via)
+		return gatewayRequest(ctx, method, u, via)
 	}
-	hr, err := newRequest(ctx, u)
+	hr, err := newRequest(ctx, method, u)
 	if err != nil {
 		return nil, err
 	}
@@ -281,10 +288,10 @@ func buildRequest(ctx context.Context, u *uri.URL, via *url.URL) (*http.Request,
 	return hr, nil
 }
 
-// newRequest builds the GET of an http or https URL in origin form. The
-// path and search go out exactly as written: Opaque is copied to the
-// request line verbatim.
-func newRequest(ctx context.Context, u *uri.URL) (*http.Request, error) {
+// newRequest builds the request of method for an http or https URL in
+// origin form. The path and search go out exactly as written: Opaque is
+// copied to the request line verbatim.
+func newRequest(ctx context.Context, method string, u *uri.URL) (*http.Request, error) {
 	h, err := u.HTTP()
 	if err != nil {
 		return nil, fetch.Errorf(fetch.ErrURL, "%w", err)
@@ -292,7 +299,7 @@ func newRequest(ctx context.Context, u *uri.URL) (*http.Request, error) {
 	if h.Host == "" {
 		return nil, fetch.Errorf(fetch.ErrURL, "http: URL without a host")
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u.Scheme+"://"+u.Hostport()+"/", nil)
+	hr, err := http.NewRequestWithContext(ctx, method, u.Scheme+"://"+u.Hostport()+"/", nil)
 	if err != nil {
 		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: %w", err)
 	}
@@ -309,14 +316,15 @@ func newRequest(ctx context.Context, u *uri.URL) (*http.Request, error) {
 	return hr, nil
 }
 
-// gatewayRequest builds the GET that asks gateway gw for u (RFC 1738
-// section 4): the request target is u whole, as written and without its
-// fragment (the absolute form of RFC 9112 section 3.2.2), which net/http
-// writes verbatim from Opaque when it sends to a proxy.
-func gatewayRequest(ctx context.Context, u *uri.URL, gw *url.URL) (*http.Request, error) {
+// gatewayRequest builds the request of method (GET, or HEAD for a Head
+// request) that asks gateway gw for u (RFC 1738 section 4): the request
+// target is u whole, as written and without its fragment (the absolute
+// form of RFC 9112 section 3.2.2), which net/http writes verbatim from
+// Opaque when it sends to a proxy.
+func gatewayRequest(ctx context.Context, method string, u *uri.URL, gw *url.URL) (*http.Request, error) {
 	// The URL's scheme is http even for an https gateway: net/http
 	// then sends the request to the proxy, over TLS for https.
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+gw.Host+"/", nil)
+	hr, err := http.NewRequestWithContext(ctx, method, "http://"+gw.Host+"/", nil)
 	if err != nil {
 		return nil, fetch.Errorf(fetch.ErrUnsupported, "http: gateway %s: %w", gw.Redacted(), err)
 	}
@@ -344,9 +352,9 @@ func hostHeader(u *uri.URL) string {
 }
 
 // setHeaders sets the headers the driver sends: User-Agent; Range to
-// resume at req.Offset, or else Accept-Encoding when Compressed; the
-// Basic credentials of req (an http or https URL only); then the user's
-// Header.
+// resume at req.Offset (not for a Head, which has no body to start), or
+// else Accept-Encoding when Compressed; the Basic credentials of req (an
+// http or https URL only); then the user's Header.
 func (d *Driver) setHeaders(ctx context.Context, hr *http.Request, req *fetch.Request, u *uri.URL) error {
 	ua := d.UserAgent
 	if ua == "" {
@@ -354,7 +362,7 @@ func (d *Driver) setHeaders(ctx context.Context, hr *http.Request, req *fetch.Re
 	}
 	hr.Header.Set("User-Agent", ua)
 	switch {
-	case req.Offset > 0:
+	case req.Offset > 0 && !req.Head:
 		hr.Header.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 	case d.Compressed:
 		hr.Header.Set("Accept-Encoding", "gzip")
@@ -581,6 +589,12 @@ func (d *Driver) response(ctx context.Context, req *fetch.Request, u *uri.URL, r
 		}
 	}
 	r.Body = newBody(ctx, resp, short)
+	if req.Head {
+		// net/http reads no body after a HEAD: the connection is back
+		// in its pool already.
+		r.Body.Close()
+		r.Body = fetch.EmptyBody(ctx, nil)
+	}
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		if mt, params, err := mime.ParseMediaType(ct); err == nil {
 			r.Type = mime.FormatMediaType(mt, params)

@@ -45,6 +45,7 @@ import (
 // exchange traces one HTTP request and its reply.
 type exchange struct {
 	req    *fetch.Request
+	method string // GET, or HEAD
 	target string // the request target of an HTTP/1.1 request line
 
 	mu   sync.Mutex
@@ -52,11 +53,11 @@ type exchange struct {
 	h2   bool // the request went over HTTP/2
 }
 
-// newExchange starts the trace of the GET hr for u, through the gateway
-// via if not nil. A gateway's request target is traced redacted: it
-// carries the URL's password.
+// newExchange starts the trace of the request hr (a GET or a HEAD) for
+// u, through the gateway via if not nil. A gateway's request target is
+// traced redacted: it carries the URL's password.
 func newExchange(req *fetch.Request, hr *http.Request, u *uri.URL, via *url.URL) *exchange {
-	x := &exchange{req: req, target: hr.URL.RequestURI()}
+	x := &exchange{req: req, method: hr.Method, target: hr.URL.RequestURI()}
 	if via != nil {
 		req.Tracef(fetch.Note, "via gateway %s", via.Redacted())
 		if !isHTTP(u) {
@@ -90,7 +91,7 @@ func (x *exchange) gotConn(info httptrace.GotConnInfo) {
 	}
 	switch c := info.Conn.(type) {
 	case *headConn:
-		x.line(fetch.Out, "GET "+x.target+" HTTP/1.1")
+		x.line(fetch.Out, x.method+" "+x.target+" HTTP/1.1")
 		c.expect(x)
 	case *tls.Conn: // HTTP/2: see dialTLS
 		x.mu.Lock()

@@ -238,6 +238,12 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if req.Head {
+		// A Head request (fetch.Request.Head) asks for metadata: a
+		// mailto URL names no resource to describe, only a message to
+		// send, and nothing is sent for it.
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "mailto: a mailto URL has no metadata to ask for: it sends a message")
+	}
 	env, err := d.envelope(req)
 	if err != nil {
 		return nil, err

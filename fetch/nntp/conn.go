@@ -45,11 +45,12 @@ type conn struct {
 	lr  *bufio.Reader  // the lines of multi-line blocks, made once
 	req *fetch.Request // the fetch it serves now, whose Client's limits keep it idle
 
-	caps   map[string][]string // nil when the server knows no CAPABILITIES
-	over   string              // the overview command that works: OVER or XOVER
-	tried  bool                // the other overview command was tried
-	authed bool
-	tls    bool // the commands go over TLS
+	greeting string              // the server's greeting line, "200 ... ready"
+	caps     map[string][]string // nil when the server knows no CAPABILITIES
+	over     string              // the overview command that works: OVER or XOVER
+	tried    bool                // the other overview command was tried
+	authed   bool
+	tls      bool // the commands go over TLS
 
 	reused bool // taken from the idle connections
 	cmds   int  // commands sent since it was taken or made
@@ -150,6 +151,7 @@ func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
 	if err != nil {
 		return err
 	}
+	c.greeting = strconv.Itoa(code) + " " + msg
 	switch code {
 	case StatusPostingAllowed, StatusPostingProhibited:
 	case StatusUnavailable:

@@ -308,6 +308,17 @@ func (f *fake) serve(c net.Conn) {
 			default:
 				send(fmt.Sprintf("220 %d %s\r\n%s.\r\n", a.num, a.id, a.wire()))
 			}
+		case "HEAD":
+			a := f.find(arg, selected)
+			switch {
+			case a == nil && strings.HasPrefix(arg, "<"):
+				send("430 No such article\r\n")
+			case a == nil:
+				send("423 No article with that number\r\n")
+			default:
+				head, _, _ := strings.Cut(a.wire(), "\r\n\r\n")
+				send(fmt.Sprintf("221 %d %s\r\n%s\r\n.\r\n", a.num, a.id, head))
+			}
 		case "OVER", "XOVER":
 			if verb == "OVER" && f.opts.noOver {
 				send("500 What?\r\n")

@@ -56,6 +56,12 @@
 // a group: Name the group, Title its article count and posting status, URL
 // its news:group (or nntp://host/group) URL.
 //
+// A Head request (fetch.Request.Head) transfers neither article nor
+// listing: HEAD <message-id>, or GROUP then HEAD N (and OVER N for the
+// article's size), gives an article's header as Meta; GROUP alone a
+// group's count and range; a list of groups is the server's greeting
+// alone, without LIST (see head.go).
+//
 // The Driver keeps the connection of a finished fetch for the next one to
 // the same server: several news URLs cost one connection. The server's
 // greeting is read once, CAPABILITIES asked once, and MODE READER sent
@@ -108,6 +114,7 @@ const (
 	StatusGroupSelected      = 211 // group selected: count low high group
 	StatusListFollows        = 215 // information follows (LIST)
 	StatusArticleFollows     = 220 // article follows
+	StatusHeadFollows        = 221 // headers follow (HEAD)
 	StatusOverviewFollows    = 224 // overview information follows
 	StatusAuthAccepted       = 281 // authentication accepted
 	StatusPasswordRequired   = 381 // password required (after AUTHINFO USER)
@@ -254,7 +261,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if req.Offset > 0 {
+	if req.Offset > 0 && !req.Head {
 		req.Tracef(fetch.Note, "NNTP cannot start an article in the middle: starting at byte 0, not %d", req.Offset)
 	}
 	for attempt := 0; ; attempt++ {
@@ -280,6 +287,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 
 // run performs the exchange of t on c.
 func (d *Driver) run(ctx context.Context, req *fetch.Request, c *conn, t *target) (*fetch.Response, error) {
+	if req.Head {
+		return d.head(ctx, req, c, t)
+	}
 	switch t.kind {
 	case articleByID:
 		return d.articleByID(ctx, req, c, t)

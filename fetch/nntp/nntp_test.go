@@ -80,6 +80,7 @@ func TestConformance_FakeServer(t *testing.T) {
 			Broken: func(t testing.TB) string {
 				return misbehaving.Serve(t, misbehaving.NNTP, misbehaving.CloseMidTransfer).URL()
 			},
+			Transfers: transfers,
 		})
 	})
 	t.Run("news", func(t *testing.T) {
@@ -90,11 +91,12 @@ func TestConformance_FakeServer(t *testing.T) {
 				{URL: "news:one@fake.test", Want: arts[0].posted(), Type: nntp.ArticleType},
 				{URL: "news:dots@fake.test", Want: arts[1].posted(), Type: nntp.ArticleType},
 			},
-			Missing: "news:none@fake.test",
-			Listing: "news:misc.test",
-			Stall:   func(testing.TB) string { return "news:stall@fake.test" },
-			Inject:  []string{"news:x%0D%0AQUIT@fake.test", "news:misc.test%0AQUIT", "news:misc%00test"},
-			Invalid: []string{"news:"},
+			Missing:   "news:none@fake.test",
+			Listing:   "news:misc.test",
+			Stall:     func(testing.TB) string { return "news:stall@fake.test" },
+			Inject:    []string{"news:x%0D%0AQUIT@fake.test", "news:misc.test%0AQUIT", "news:misc%00test"},
+			Invalid:   []string{"news:"},
+			Transfers: transfers,
 		})
 	})
 }

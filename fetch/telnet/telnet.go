@@ -91,6 +91,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if req.Head {
+		// A Head request (fetch.Request.Head) asks for metadata: a
+		// session has none to ask for, and no connection is made.
+		return nil, fetch.Errorf(fetch.ErrUnsupported, "telnet: a %s URL has no metadata to ask for: it opens an interactive session", req.URL.Scheme)
+	}
 	t, err := req.URL.Telnet()
 	if err != nil {
 		return nil, fetch.Errorf(fetch.ErrURL, "telnet: %w", err)

@@ -142,7 +142,7 @@ func TestConformance_FakeServer(t *testing.T) {
 		},
 		Stall:   func(testing.TB) string { return "telnet://" + stall + "/" },
 		Invalid: []string{"telnet://" + host + "/a/path"},
-		Caps:    fetchtest.Caps{NoNotFound: true},
+		Caps:    fetchtest.Caps{NoNotFound: true, NoHead: true},
 	})
 }
 

@@ -195,7 +195,9 @@ func parseTarget(u *uri.URL) (*target, error) {
 
 // Fetch dereferences a wais URL: a database (its description, or a search
 // with the Driver's Search or Prompt), a search (a Listing of the hits)
-// or a document (a Document). If the server answers with diagnostics and
+// or a document (a Document). A Head request (fetch.Request.Head) asks
+// for no document and no record (head.go says what it asks); a database
+// URL without words is then its description, the user not asked. If the server answers with diagnostics and
 // nothing else, the error wraps a *Diagnostic.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response, error) {
 	if err := ctx.Err(); err != nil {
@@ -205,7 +207,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if err != nil {
 		return nil, err
 	}
-	if !t.document && t.words == "" {
+	if !t.document && t.words == "" && !req.Head {
 		if t.words, err = d.askWords(ctx, req, t.database); err != nil {
 			return nil, err
 		}
@@ -214,7 +216,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.fetch(ctx, t)
+	fetchOrHead := s.fetch
+	if req.Head {
+		fetchOrHead = s.head // head.go
+	}
+	resp, err := fetchOrHead(ctx, t)
 	if err != nil {
 		s.close()
 		return nil, err
@@ -245,6 +251,9 @@ type session interface {
 	// fetch runs the request of t. The Response's Body closes the
 	// session; on an error the caller does.
 	fetch(ctx context.Context, t *target) (*fetch.Response, error)
+	// head answers a Head request for t (head.go) and closes the
+	// session.
+	head(ctx context.Context, t *target) (*fetch.Response, error)
 	close()
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/urlfetch/urlfetch/fetch"
@@ -313,17 +312,8 @@ func (s *zSession) hit(t *target, pos int64, rec zRecord) Hit {
 // document fetches the record a hit's URL names: wtype is its syntax,
 // wpath its position and the search's words.
 func (s *zSession) document(ctx context.Context, t *target) (*fetch.Response, error) {
-	syntax := syntaxOID(t.wtype)
-	wpath, err := uri.Unescape(t.wpath)
+	syntax, pos, words, err := s.recordOf(t)
 	if err != nil {
-		return nil, fetch.Errorf(fetch.ErrURL, "wais: document id: %w", err)
-	}
-	posText, words, ok := strings.Cut(wpath, "/")
-	pos, perr := strconv.ParseInt(posText, 10, 64)
-	if syntax == nil || !ok || perr != nil || pos < 1 || words == "" || !allDigits(posText) {
-		return nil, fetch.Errorf(fetch.ErrNotFound, "wais: %s is a Z39.50 server, which gives records no document ids: its document URLs are .../database/SYNTAX/position/words, SYNTAX one of SUTRS, XML, USMARC or an OID, and %q is not one", s.server, t.wtype+"/"+t.wpath)
-	}
-	if err := fetch.CheckLine("wais search", words); err != nil {
 		return nil, err
 	}
 	s.syntax, s.relax = syntax, false
