@@ -284,6 +284,41 @@ func TestMIDWholeMessage(t *testing.T) {
 	}
 }
 
+// A Head of mid:ID from every mailbox says the message's length, type
+// and header without transferring it: over IMAP, RFC822.SIZE and no
+// BODY.PEEK[] of the message (issue 22, point 2).
+func TestMIDHead(t *testing.T) {
+	m := midMessages(t)
+	for kind, box := range midMailboxes(t) {
+		t.Run(kind, func(t *testing.T) {
+			c, _, log := midClient(t, box)
+			raw := mid.PartURL(m.plainID, "")
+			req, err := c.NewRequest(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Head = true
+			resp, err := c.Do(t.Context(), req)
+			if err != nil {
+				t.Fatalf("Head %s: %v", raw, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := int64(len(wantWhole(kind, m.plainFile)))
+			if len(body) != 0 || resp.Length != want || resp.Type != "message/rfc822" || resp.Meta.Get("Message-Id") != "<"+m.plainID+">" {
+				t.Errorf("Head %s from %s: %d body bytes, Length %d (want %d), Type %q, Message-Id %q",
+					raw, kind, len(body), resp.Length, want, resp.Type, resp.Meta.Get("Message-Id"))
+			}
+			if strings.HasPrefix(kind, "imap") {
+				trace := log.String()
+				if !strings.Contains(trace, "RFC822.SIZE") || strings.Contains(trace, "BODY.PEEK[])") {
+					t.Errorf("Head over %s: want RFC822.SIZE and no BODY.PEEK[] in the trace:\n%s", kind, trace)
+				}
+			}
+		})
+	}
+}
+
 // checkIMAPTrace checks what the trace of an IMAP fetch shows: the TLS,
 // the LOGIN masked, the mailbox opened read-only.
 func checkIMAPTrace(t *testing.T, lines []string, kind string) {

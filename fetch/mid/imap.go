@@ -100,12 +100,12 @@ func parseIMAP(u *uri.URL) (*imapBox, error) {
 // find logs in, opens the mailbox and fetches the message whose
 // Message-ID is id. The message's Body reads the FETCH response's
 // literal; closing it ends the session.
-func (b *imapBox) find(ctx context.Context, req *fetch.Request, id string) (*message, error) {
+func (b *imapBox) find(ctx context.Context, req *fetch.Request, id string, body bool) (*message, error) {
 	c, err := b.open(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	msg, err := c.find(b, id)
+	msg, err := c.find(b, id, body)
 	if err != nil {
 		c.nc.Close()
 		return nil, err
@@ -275,8 +275,10 @@ func (c *imapConn) capability() error {
 // uidPattern finds the UID of a FETCH response.
 var uidPattern = regexp.MustCompile(`(?i)\bUID (\d+)`)
 
-// find searches the open mailbox for id and opens the message.
-func (c *imapConn) find(b *imapBox, id string) (*message, error) {
+// find searches the open mailbox for id and opens the message; without
+// body, it asks only the message's size (RFC822.SIZE), and the message's
+// body is empty.
+func (c *imapConn) find(b *imapBox, id string, body bool) (*message, error) {
 	var uids []string
 	search := []any{"UID SEARCH "}
 	if isASCII(id) {
@@ -305,7 +307,34 @@ func (c *imapConn) find(b *imapBox, id string) (*message, error) {
 	if uid == "" {
 		return nil, notFound(b, id)
 	}
+	if !body {
+		return c.fetchSize(b, uid, id, h)
+	}
 	return c.fetchMessage(b, uid, id, h)
+}
+
+// sizePattern finds the size of a FETCH response's RFC822.SIZE.
+var sizePattern = regexp.MustCompile(`(?i)\bRFC822\.SIZE (\d+)`)
+
+// fetchSize asks for the message's size (RFC 3501 section 6.4.5,
+// RFC822.SIZE) and returns it with an empty body, logged out: what a Head
+// request needs, without a transfer.
+func (c *imapConn) fetchSize(b *imapBox, uid, id string, h textproto.MIMEHeader) (*message, error) {
+	size := int64(-1)
+	_, err := c.run(func(line string) {
+		if m := sizePattern.FindStringSubmatch(line); m != nil {
+			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+				size = n
+			}
+		}
+	}, "UID FETCH "+uid+" (UID RFC822.SIZE)")
+	if err != nil {
+		c.nc.Close()
+		return nil, err
+	}
+	c.logout()
+	c.nc.Close()
+	return &message{header: h, body: io.NopCloser(strings.NewReader("")), length: size, where: "UID " + uid}, nil
 }
 
 // pick fetches the headers of the SEARCH's hits and returns the UID and

@@ -37,7 +37,7 @@ func (m *maildir) String() string { return "Maildir " + m.dir }
 
 // find looks for the message whose Message-ID is id, in cur/ and then
 // new/, reading the header of each file, and opens it.
-func (m *maildir) find(ctx context.Context, req *fetch.Request, id string) (*message, error) {
+func (m *maildir) find(ctx context.Context, req *fetch.Request, id string, _ bool) (*message, error) {
 	var buf *bufio.Reader
 	for _, sub := range []string{"cur", "new"} {
 		d, err := os.Open(filepath.Join(m.dir, sub))

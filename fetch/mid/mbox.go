@@ -91,7 +91,7 @@ func (s *mboxScanner) next() error {
 }
 
 // find scans the file for the message whose Message-ID is id.
-func (m *mbox) find(ctx context.Context, req *fetch.Request, id string) (*message, error) {
+func (m *mbox) find(ctx context.Context, req *fetch.Request, id string, _ bool) (*message, error) {
 	f, err := os.Open(m.path)
 	if err != nil {
 		return nil, fetch.Errorf(fetch.ErrNotFound, "mid: %s: %w", m, err)

@@ -200,8 +200,11 @@ func (d *Driver) CheckPrivateHop(h fetch.Hop) error {
 // one message of the Message file.
 type store interface {
 	// find returns the message whose Message-ID is id, open, or an
-	// ErrNotFound error that names the store.
-	find(ctx context.Context, req *fetch.Request, id string) (*message, error)
+	// ErrNotFound error that names the store. With body false the
+	// caller needs the header and the length only (a Head request): a
+	// store that would transfer the message for its body (IMAP) may
+	// leave the body empty.
+	find(ctx context.Context, req *fetch.Request, id string, body bool) (*message, error)
 	String() string
 }
 
@@ -265,10 +268,13 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 		return nil, err
 	}
 	var msg *message
+	// A Head of a whole message needs its header and length only; of a
+	// part or a listing of parts, the message's structure, in its body.
+	body := !req.Head || t.cid != "" || t.list
 	if t.id == "" {
 		msg, t.id, err = d.context(ctx, req)
 	} else {
-		msg, err = d.find(ctx, req, t.id)
+		msg, err = d.find(ctx, req, t.id, body)
 		if err != nil && errors.Is(err, fetch.ErrNotFound) && d.NewsFallback && t.cid == "" && !t.list && strings.Contains(t.id, "@") {
 			return d.toNews(ctx, req, t.id, err)
 		}
@@ -281,21 +287,29 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 		d.last = t.id
 		d.mu.Unlock()
 	}
+	var resp *fetch.Response
 	switch {
 	case t.list:
-		return d.listing(ctx, req, t, msg)
+		resp, err = d.listing(ctx, req, t, msg)
 	case t.cid != "":
-		return d.part(ctx, req, t, msg)
+		resp, err = d.part(ctx, req, t, msg)
+	default:
+		resp, err = d.document(ctx, req, msg)
 	}
-	return d.document(ctx, req, msg)
+	if err == nil && req.Head {
+		// Metadata only: what the response says, and no bytes.
+		resp.Body.Close()
+		resp.Body = fetch.EmptyBody(ctx, nil)
+	}
+	return resp, err
 }
 
 // find looks for id in the Message file, then in the Mailbox.
-func (d *Driver) find(ctx context.Context, req *fetch.Request, id string) (*message, error) {
+func (d *Driver) find(ctx context.Context, req *fetch.Request, id string, body bool) (*message, error) {
 	var tried []string
 	if d.Message != "" {
 		f := &messageFile{path: d.Message}
-		msg, err := f.find(ctx, req, id)
+		msg, err := f.find(ctx, req, id, body)
 		if !errors.Is(err, fetch.ErrNotFound) {
 			return msg, err
 		}
@@ -314,14 +328,14 @@ func (d *Driver) find(ctx context.Context, req *fetch.Request, id string) (*mess
 		}
 		return nil, fetch.Errorf(fetch.ErrUnsupported, "mid: no mailbox is set: a mid: URL names a message in your mail; give a Maildir, an mbox file or an IMAP mailbox with --mailbox DIR|FILE|imaps://USER@HOST/INBOX (or $MAIL)")
 	}
-	return box.find(ctx, req, id)
+	return box.find(ctx, req, id, body)
 }
 
 // context opens the context message of a cid: URL: the Message file, or
 // the message the last mid: URL named.
 func (d *Driver) context(ctx context.Context, req *fetch.Request) (*message, string, error) {
 	if d.Message != "" {
-		msg, err := (&messageFile{path: d.Message}).find(ctx, req, "")
+		msg, err := (&messageFile{path: d.Message}).find(ctx, req, "", true)
 		if err != nil {
 			return nil, "", err
 		}
@@ -334,7 +348,7 @@ func (d *Driver) context(ctx context.Context, req *fetch.Request) (*message, str
 		return nil, "", fetch.Errorf(fetch.ErrUnsupported, "mid: a cid: URL names a part of a message it does not name: give the message with --message FILE, or fetch its mid: URL first, or write mid:MESSAGE-ID/CONTENT-ID")
 	}
 	req.Tracef(fetch.Note, "the context of cid: is <%s>, which the last mid: URL named", id)
-	msg, err := d.find(ctx, req, id)
+	msg, err := d.find(ctx, req, id, true)
 	return msg, id, err
 }
 
@@ -456,7 +470,7 @@ func (f *messageFile) String() string { return "the message file " + f.path }
 
 // find opens the file; with an id, only when the message's Message-ID is
 // id.
-func (f *messageFile) find(ctx context.Context, req *fetch.Request, id string) (*message, error) {
+func (f *messageFile) find(ctx context.Context, req *fetch.Request, id string, _ bool) (*message, error) {
 	fi, err := os.Stat(f.path)
 	if err != nil {
 		return nil, fetch.Errorf(fetch.ErrNotFound, "mid: %w", err)
