@@ -3,7 +3,12 @@
 GO ?= go
 SERVERS := integration/servers/servers
 
-.PHONY: test vet unit fuzz integration compose-check servers-start servers-stop
+.PHONY: test vet unit fuzz integration compose-check servers-start servers-stop install
+
+# make install: the command, its manual page and its shell completions,
+# under PREFIX (DESTDIR for packaging).
+PREFIX ?= /usr/local
+BIN := $(DESTDIR)$(PREFIX)/bin
 
 test: vet unit fuzz integration compose-check
 
@@ -33,6 +38,17 @@ integration:
 compose-check:
 	@command -v docker-compose >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker-compose >/dev/null; } || { echo "install docker-compose (apt-get install docker-compose) to check docker-compose.yml"; exit 1; }
 	docker-compose -f docker-compose.yml config -q
+
+install:
+	mkdir -p $(BIN) $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	$(GO) build -buildvcs=auto -o $(BIN)/fetch ./cmd/fetch
+	$(BIN)/fetch help --man > $(DESTDIR)$(PREFIX)/share/man/man1/fetch.1
+	$(BIN)/fetch completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fetch
+	$(BIN)/fetch completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_fetch
+	$(BIN)/fetch completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/fetch.fish
 
 servers-start:
 	$(SERVERS) start

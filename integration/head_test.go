@@ -666,7 +666,7 @@ func TestHeadCommand(t *testing.T) {
 		Length   int64
 		Modified time.Time
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil || r.code != 0 || rec.Kind != "document" || rec.Length != fi.Size() || !rec.Modified.Equal(fi.ModTime().UTC().Truncate(time.Second)) {
+	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil || r.code != 0 || rec.Kind != "head" || rec.Length != fi.Size() || !rec.Modified.Equal(fi.ModTime().UTC().Truncate(time.Second)) {
 		t.Errorf("fetch -I --json ftp readme.txt = %d, %q (%v)", r.code, r.stdout, err)
 	}
 }

@@ -165,26 +165,14 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 	}
 	req.Input = stdin
 	req.Offset = sk.offset()
-	// --json without an output file prints what a document is, not its
-	// bytes: a Head request asks that without a transfer (no RETR that
-	// the server logs as an aborted download). A listing, a session or a
-	// message is what it is only whole: they are asked for again.
-	implicit := o.json && sk.path == "" && !o.head
-	req.Head = o.head || implicit
+	req.Head = o.head
 	resp, err := o.client.Do(ctx, req)
-	if implicit && (err == nil && resp.Kind == fetch.Listing || errors.Is(err, fetch.ErrUnsupported)) {
-		if err == nil {
-			resp.Body.Close()
-		}
-		req.Head = false
-		resp, err = o.client.Do(ctx, req)
-	}
 	if err != nil {
 		return nil, handOff(ctx, err, stdin, stdout, stderr)
 	}
 	defer resp.Body.Close()
 	out := &outcome{resp: resp}
-	if req.Head && resp.Kind != fetch.Listing || o.head {
+	if o.head {
 		out.kind = kindHead
 		if o.json {
 			return out, nil // the record is the output

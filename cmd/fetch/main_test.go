@@ -245,21 +245,22 @@ func TestListing(t *testing.T) {
 	}
 }
 
-// --json without -o or -O gives a document's metadata (issue 22, point 1:
-// kind "head", its media type in "media").
+// --json without -o or -O reads a document and counts it, writing its
+// bytes nowhere (issue 22, point 1: kind "document", its media type in
+// "media", no output).
 func TestDocumentJSON(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "page.html")
 	os.WriteFile(p, []byte("<html></html>"), 0o644)
 	r := fetchCmd(t, dir, "", "--json", fileURL(p))
 	var m struct {
-		URL, Kind, Media string
-		Length           int64
+		URL, Kind, Media, Output string
+		Length, Bytes            int64
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil || r.code != 0 {
 		t.Fatalf("--json = %d %q %v", r.code, r.stdout, err)
 	}
-	if m.Kind != "head" || m.Length != 13 || !strings.HasPrefix(m.Media, "text/html") {
+	if m.Kind != "document" || m.Length != 13 || m.Bytes != 13 || m.Output != "" || !strings.HasPrefix(m.Media, "text/html") {
 		t.Errorf("--json metadata = %+v", m)
 	}
 }

@@ -26,7 +26,7 @@ import (
 // Record kinds.
 const (
 	kindEntry    = "entry"    // one entry of a listing
-	kindDocument = "document" // a document was written (-o, -O)
+	kindDocument = "document" // a document was transferred (to -o, -O, or counted)
 	kindListing  = "listing"  // a listing ended
 	kindHead     = "head"     // metadata, without a transfer (-I)
 	kindSent     = "sent"     // a message was delivered (mailto)
@@ -61,7 +61,7 @@ type doneRecord struct {
 	Media    string     `json:"media,omitempty"`
 	Length   *int64     `json:"length,omitempty"` // as the server announced it; -1 unknown
 	Offset   int64      `json:"offset,omitempty"` // where the transfer started (resume)
-	Bytes    int64      `json:"bytes"`            // written to the output in this run
+	Bytes    int64      `json:"bytes"`            // written to the output in this run (read, with no output)
 	Entries  *int64     `json:"entries,omitempty"`
 	Modified time.Time  `json:"modified,omitzero"`
 	Output   string     `json:"output,omitempty"` // the file; "-" for standard output
@@ -84,9 +84,9 @@ func (r *doneRecord) describe(out *outcome, sk *sink) {
 	case kindListing:
 		n := out.entries
 		r.Entries = &n
-		if sk.path == "" && sk.o.json {
-			r.Output = "" // the records were the listing
-		}
+	}
+	if sk.discards() {
+		r.Output = "" // the records were the output
 	}
 	resp := out.resp
 	if resp == nil {

@@ -68,6 +68,11 @@ func newSink(o *options, raw, path string, stdout, stderr io.Writer) *sink {
 	return s
 }
 
+// discards reports whether a document is read and counted but written
+// nowhere: with --json and no -o or -O, standard output is the records'.
+// (-I asks for what a document is without its transfer.)
+func (s *sink) discards() bool { return s.path == "" && s.o.json }
+
 // toTerminal reports whether the output is the terminal.
 func (s *sink) toTerminal() bool { return s.path == "" && s.o.stdoutTerminal }
 
@@ -102,7 +107,7 @@ func (s *sink) document(resp *fetch.Response, buf []byte) error {
 			return bodyError(resp, err)
 		}
 	}
-	if s.toTerminal() && s.o.output != "-" {
+	if s.toTerminal() && s.o.output != "-" && !s.discards() {
 		w = binaryGuard{w}
 	}
 	s.modified = resp.Modified
@@ -128,6 +133,9 @@ func (s *sink) position(resp *fetch.Response) (io.Writer, error) {
 	restart := resp.Offset < s.n
 	if restart && !s.o.quiet {
 		fmt.Fprintf(s.stderr, "fetch: %s: the server cannot resume at byte %d; starting again from byte %d\n", s.masked, s.n, resp.Offset)
+	}
+	if s.discards() {
+		return io.Discard, nil
 	}
 	if s.path == "" || s.dev {
 		s.wrote = true
@@ -191,7 +199,7 @@ func (s *sink) open() error {
 func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error {
 	var w io.Writer = s.stdout
 	switch {
-	case s.path == "" && s.o.json:
+	case s.discards():
 		w = nil
 	case s.path == "" || s.dev:
 		s.wrote = true

@@ -182,8 +182,8 @@ var jsonHelp = struct {
 			"media type), target (a link's), item (a gopher item's type character) and attrs; " +
 			"\"entry_error\" for a listing line that does not parse; \"retry\" when --retry tries again; and " +
 			"then exactly one record that ends it.",
-		"That record's kind is document (written to -o or -O), listing, head (metadata, nothing " +
-			"transferred: -I, or --json without -o or -O), sent (mailto), session (telnet), skipped " +
+		"That record's kind is document (written to -o or -O; without them, read and counted), listing, " +
+			"head (what the URL is, nothing transferred: -I), sent (mailto), session (telnet), skipped " +
 			"(--no-clobber) or error. It has url (the effective URL, after redirects), status (the " +
 			"protocol's reply), media, length (as announced; -1: unknown), offset, bytes (written), " +
 			"entries, modified, output (the file, or - for standard output), duration (seconds), attempts, " +
