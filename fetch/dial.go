@@ -73,8 +73,9 @@ func (c *Client) checkPort(scheme string, port int) error {
 
 // dial connects to addr with the Client's connect timeout, honouring ctx,
 // and wraps the connection so that every read has the idle timeout and
-// cancelling ctx interrupts a blocked read or write.
-func (c *Client) dial(ctx context.Context, network, addr string) (*Conn, error) {
+// cancelling ctx interrupts a blocked read or write. shown is addr as
+// errors name it: its host in Unicode where addr has A-labels.
+func (c *Client) dial(ctx context.Context, network, addr, shown string) (*Conn, error) {
 	// No TCP keepalive: every read has the idle timeout, which finds a
 	// dead peer sooner, and the probes' four setsockopt calls a
 	// connection are a measurable share of a small FTP file's cost.
@@ -84,13 +85,13 @@ func (c *Client) dial(ctx context.Context, network, addr string) (*Conn, error) 
 		defer cancel()
 		nc, err := c.DialContext(cctx, network, addr)
 		if err != nil {
-			return nil, dialError(ctx, addr, c.connectTimeout(), err)
+			return nil, dialError(ctx, shown, c.connectTimeout(), err)
 		}
 		return newConn(ctx, nc, c.idleTimeout()), nil
 	}
 	nc, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		return nil, dialError(ctx, addr, c.connectTimeout(), err)
+		return nil, dialError(ctx, shown, c.connectTimeout(), err)
 	}
 	return newConn(ctx, nc, c.idleTimeout()), nil
 }
@@ -103,7 +104,20 @@ func dialError(ctx context.Context, addr string, timeout time.Duration, err erro
 	if errors.As(err, &ne) && ne.Timeout() {
 		return &TimeoutError{Wait: "connect", Addr: addr, After: timeout, Err: err}
 	}
-	return Errorf(ErrConnect, "connect to %s: %w", addr, unwrapOpError(err))
+	return Errorf(ErrConnect, "connect to %s: %w", addr, unicodeLookup(unwrapOpError(err)))
+}
+
+// unicodeLookup names the host of a failed DNS lookup in Unicode: the
+// resolver was asked for the A-labels of the name the person wrote.
+func unicodeLookup(err error) error {
+	if de, ok := err.(*net.DNSError); ok {
+		if name := uri.UnicodeHost(de.Name); name != de.Name {
+			c := *de
+			c.Name = name
+			return &c
+		}
+	}
+	return err
 }
 
 // unwrapOpError drops the "dial tcp 127.0.0.1:1:" prefix that the message

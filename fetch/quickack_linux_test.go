@@ -40,7 +40,7 @@ func TestQuickAckAfterEachRead(t *testing.T) {
 			s.Write([]byte("200 ok\r\n"))
 		}
 	}()
-	c, err := (&Client{}).dial(context.Background(), "tcp", ln.Addr().String())
+	c, err := (&Client{}).dial(context.Background(), "tcp", ln.Addr().String(), ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

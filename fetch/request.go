@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -71,11 +72,23 @@ func NewRequest(c *Client, u *uri.URL) *Request {
 	if u == nil {
 		return r
 	}
-	if p, ok := u.PasswordValue(); ok {
-		r.AddSecret(p)
-		r.AddSecret(u.Password)
-	}
+	r.addURLSecrets(u)
 	return r
+}
+
+// addURLSecrets records u's password to mask in every form it may take
+// in a line: decoded, as written, and as its URI writes it (an IRI's
+// "pässe" is "p%C3%A4sse" in a gateway's request line).
+func (r *Request) addURLSecrets(u *uri.URL) {
+	p, ok := u.PasswordValue()
+	if !ok {
+		return
+	}
+	r.AddSecret(p)
+	r.AddSecret(u.Password)
+	if a, err := u.URI(); err == nil && a.Password != u.Password {
+		r.AddSecret(a.Password)
+	}
 }
 
 // Follow returns the Request for to, a URL that the server chose in its
@@ -108,10 +121,7 @@ func (r *Request) clone(c *Client) *Request {
 		n.client = c
 	}
 	n.secrets = append([]string(nil), r.secrets...)
-	if p, ok := r.URL.PasswordValue(); ok {
-		n.AddSecret(p)
-		n.AddSecret(r.URL.Password) // as written, perhaps encoded
-	}
+	n.addURLSecrets(r.URL)
 	if n.Hop != nil {
 		h := *n.Hop
 		n.Hop = &h
@@ -175,16 +185,58 @@ func (r *Request) Dial(ctx context.Context) (*Conn, error) {
 // connection ("ftp"), a server the user configured (the news server of
 // news: URLs, "nntp"; the SMTP server of mailto: URLs, "mailto"), an HTTP
 // gateway ("http").
+//
+// A host name in Unicode (an IRI's, RFC 3987) is dialed by its A-labels
+// (uri.ASCIIHost, IDNA) and named in Unicode in the trace and in errors;
+// one that IDNA refuses is ErrURL.
 func (r *Request) DialAddr(ctx context.Context, scheme, addr string) (*Conn, error) {
-	if _, p, err := splitHostPort(addr, 0); err == nil && p != 0 {
+	host, p, err := splitHostPort(addr, 0)
+	if err != nil {
+		return nil, Errorf(ErrURL, "%v", err)
+	}
+	if p != 0 {
 		if err := r.cl().checkPort(scheme, p); err != nil {
 			return nil, err
 		}
-	} else if err != nil {
-		return nil, Errorf(ErrURL, "%v", err)
 	}
-	r.Tracef(Note, "connecting to %s", addr)
-	return r.cl().dial(ctx, "tcp", addr)
+	wire, shown, err := dialNames(addr, host, p)
+	if err != nil {
+		return nil, err
+	}
+	if wire != shown {
+		r.Tracef(Note, "connecting to %s (%s)", shown, wire)
+	} else {
+		r.Tracef(Note, "connecting to %s", shown)
+	}
+	return r.cl().dial(ctx, "tcp", wire, shown)
+}
+
+// dialNames returns the address to dial for addr, whose host and port
+// (0 when it names none) are given, and the address to show a person:
+// the host in A-labels for the one, in Unicode for the other.
+func dialNames(addr, host string, port int) (wire, shown string, err error) {
+	join := func(h string) string {
+		if port == 0 {
+			return h
+		}
+		return hostport(h, port)
+	}
+	wire, shown = addr, addr
+	a, err := uri.ASCIIHost(host)
+	if err != nil {
+		var ue *uri.Error
+		if errors.As(err, &ue) {
+			return "", "", Errorf(ErrURL, "cannot connect to %s: %s", addr, ue.Reason)
+		}
+		return "", "", Errorf(ErrURL, "cannot connect to %s: %w", addr, err)
+	}
+	if a != host {
+		wire = join(a)
+	}
+	if u := uri.UnicodeHost(host); u != host {
+		shown = join(u)
+	}
+	return wire, shown, nil
 }
 
 // SplitAddr parses "host" or "host:port" as a user writes a server's

@@ -9,6 +9,8 @@ import (
 	"net"
 	"strings"
 	"sync"
+
+	"github.com/urlfetch/urlfetch/uri"
 )
 
 // CertificateError is a server certificate that did not verify. The
@@ -77,11 +79,17 @@ func (c *Client) tlsBase() *tls.Config {
 // TLSConfig returns the TLS configuration of a connection to host: the
 // Client's TLSConfig (see there) with ServerName set to host unless it
 // names one. Every driver's TLS starts here, so the settings of
-// Client.TLSConfig hold for every scheme.
+// Client.TLSConfig hold for every scheme. A host name in Unicode is sent
+// (SNI) and verified by its A-labels (uri.ASCIIHost): the names a
+// certificate holds are in A-labels (RFC 6125 section 6.4.2).
 func (r *Request) TLSConfig(host string) *tls.Config {
 	cfg := r.cl().tlsBase().Clone()
 	if cfg.ServerName == "" {
-		cfg.ServerName = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		name := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if a, err := uri.ASCIIHost(name); err == nil {
+			name = a
+		}
+		cfg.ServerName = name
 	}
 	return cfg
 }
@@ -109,10 +117,13 @@ func (r *Request) StartTLS(ctx context.Context, c net.Conn, host string, cfg *tl
 // does not verify is a *CertificateError, a timeout ErrTimeout, a
 // connection closed in the middle ErrConnect, anything else (an alert, no
 // common version or cipher) ErrTLS.
+//
+// Errors name host in Unicode (uri.UnicodeHost) where it is in A-labels.
 func (r *Request) TLSError(ctx context.Context, host string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	host = uri.UnicodeHost(host)
 	if Class(err) != nil && !errors.Is(err, ErrTLS) {
 		return err // the idle timeout's ErrTimeout, ...
 	}

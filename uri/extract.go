@@ -1,6 +1,10 @@
 package uri
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Match is a URL found in text.
 type Match struct {
@@ -20,13 +24,21 @@ type Match struct {
 //
 // Outside wrappers it finds bare URLs of the schemes the package knows
 // (http, ftp, mailto, news, ...), in any case. A bare URL starts at its
-// scheme, which must not follow a letter or digit, and runs to whitespace,
-// "<", ">", '"' or the end of text; trailing punctuation that usually ends
-// a sentence (. , ; : ! ? ') is not part of it, nor is a closing ")" or
-// "]" that has no opening partner inside the URL.
+// scheme, which must not follow a letter or digit, and runs to whitespace
+// (Unicode's too), "<", ">", '"', a character that may not stand in an
+// IRI, or the end of text; trailing punctuation that usually ends a
+// sentence (. , ; : ! ? ' and Unicode's closing quotes, brackets and
+// other punctuation) is not part of it, nor is a closing ")" or "]" that
+// has no opening partner inside the URL.
 //
-// Extract does not validate what it finds: parse each Match.URL.
-// Match.URL is a substring of text unless whitespace had to be removed.
+// Every Match.URL is one that Parse accepts and that the view of its
+// scheme (FTP, HTTP, ...) describes, so a client can fetch what Extract
+// finds: an IRI stays as written, in Unicode (see Parse); what Parse
+// would refuse is made valid by Clean where it can be (a stray "%", a
+// byte that is not UTF-8), and dropped where it cannot ("<URL:foo>",
+// "http:foo", a host name with an empty label). Match.URL is therefore
+// a substring of text unless whitespace had to be removed or bytes
+// encoded.
 func Extract(text string) []Match {
 	var out []Match
 	i := 0
@@ -35,7 +47,9 @@ func Extract(text string) []Match {
 		switch {
 		case c == '<':
 			if m, ok := extractWrapped(text, i); ok {
-				out = append(out, m)
+				if m.URL, ok = extractUsable(m.URL); ok {
+					out = append(out, m)
+				}
 				i = m.End
 				continue
 			}
@@ -46,7 +60,11 @@ func Extract(text string) []Match {
 			}
 			if j < len(text) && text[j] == ':' && extractKnownScheme(text[i:j]) {
 				if end := extractBareEnd(text, j+1); end > j+1 {
-					out = append(out, Match{URL: text[i:end], Start: i, End: end})
+					if u, ok := extractUsable(text[i:end]); ok {
+						out = append(out, Match{URL: u, Start: i, End: end})
+					}
+					// A URL dropped is skipped whole, so that Extract
+					// stays linear.
 					i = end
 					continue
 				}
@@ -58,6 +76,24 @@ func Extract(text string) []Match {
 		i++
 	}
 	return out
+}
+
+// extractUsable returns s, or s as Clean makes it, when Parse accepts it
+// and the view of its scheme describes it; ok is false when neither does.
+// A valid s costs no allocation.
+func extractUsable(s string) (url string, ok bool) {
+	if extractValid(s) {
+		return s, true
+	}
+	if c, changes := Clean(s); changes != nil && extractValid(c) {
+		return c, true
+	}
+	return "", false
+}
+
+func extractValid(s string) bool {
+	var u URL
+	return u.parse(s) == nil && u.checkView() == nil
 }
 
 // extractWrapped tries to read a wrapper at text[lt], a "<". The scan
@@ -146,6 +182,15 @@ func extractBareEnd(text string, p int) int {
 		if extractSpace(c) || c == '<' || c == '>' || c == '"' {
 			break
 		}
+		if c >= 0x80 {
+			// A byte that is not UTF-8 is left to Clean to encode.
+			r, n := utf8.DecodeRuneInString(text[end:])
+			if unicode.IsSpace(r) || n > 1 && !iriChar(r) {
+				break
+			}
+			end += n
+			continue
+		}
 		switch c {
 		case '(':
 			parens++
@@ -173,6 +218,14 @@ func extractBareEnd(text string, p int) int {
 			}
 			brackets++
 		default:
+			if text[end-1] >= 0x80 {
+				// Unicode's closing quotes and brackets, "。", "…".
+				r, n := utf8.DecodeLastRuneInString(text[p:end])
+				if n > 1 && unicode.In(r, unicode.Pe, unicode.Pf, unicode.Po) {
+					end -= n
+					continue
+				}
+			}
 			return end
 		}
 		end--

@@ -78,7 +78,10 @@ func TestExtract(t *testing.T) {
 		{"_http://a", []Match{{"http://a", 1, 9}}},
 		{"HTTP://EXAMPLE.COM/", []Match{{"HTTP://EXAMPLE.COM/", 0, 19}}},
 		{"URL:http://x", []Match{{"http://x", 4, 12}}},
-		{"http:foo", []Match{{"http:foo", 0, 8}}},
+		// Issue 21: only URLs a client can fetch. An http URL without
+		// "//host" is none.
+		{"http:foo", nil},
+		{"http:foo http://a/", []Match{{"http://a/", 9, 18}}},
 
 		// mailto and news have no "//".
 		{"Mail mailto:timbl@info.cern.ch or read news:comp.infosystems.www.", []Match{
@@ -110,8 +113,22 @@ func TestExtract(t *testing.T) {
 		{"<URL:http://a/b#frag>", []Match{{"http://a/b#frag", 0, 21}}},
 		{"<svn+ssh://host/r>", []Match{{"svn+ssh://host/r", 0, 18}}},
 		{"<foo:bar>", []Match{{"foo:bar", 0, 9}}},
-		{"<URL:foo>", []Match{{"foo", 0, 9}}},
+		{"<URL:foo>", nil}, // no scheme: issue 21, not a URL to fetch
 		{"<http://x/.>", []Match{{"http://x/.", 0, 12}}},
+
+		// Issue 21, point 5: IRIs stay in Unicode; Unicode whitespace ends
+		// a bare URL and its closing punctuation is not part of it; what
+		// Parse refuses is cleaned or dropped.
+		{"Siehe http://bücher.example/straße.", []Match{{"http://bücher.example/straße", 6, 36}}},
+		{"«http://bücher.example/»", []Match{{"http://bücher.example/", 2, 25}}},
+		{"“http://x/a” and ‘http://y/’…", []Match{{"http://x/a", 3, 13}, {"http://y/", 24, 33}}},
+		{"http://x/a\u00a0b http://例え.テスト/ページ。", []Match{{"http://x/a", 0, 10}, {"http://例え.テスト/ページ", 14, 47}}},
+		{"http://x/a\u200fb", []Match{{"http://x/a", 0, 10}}},
+		{"<URL:http://bücher.example/\n  straße>", []Match{{"http://bücher.example/straße", 0, 39}}},
+		{"http://x/caf\xe9 and http://x/100%", []Match{{"http://x/caf%E9", 0, 13}, {"http://x/100%25", 18, 31}}},
+		{"<URL:http://x/a`b> <http://x/{y}>", []Match{{"http://x/a%60b", 0, 18}, {"http://x/{y}", 19, 33}}},
+		{"http://a..b/ http://h:port/ nntp://h/ telnet://h/x wais://h/ news://h/g http://ok/", []Match{{"http://ok/", 72, 82}}},
+		{"<URL:http://⒈.com/> <http://ü-.example/>", nil},
 
 		// Not wrappers.
 		{"<not a url>", nil},
@@ -210,10 +227,16 @@ func checkMatches(t *testing.T, text string, ms []Match) {
 		if m.URL == "" || strings.ContainsAny(m.URL, " \t\r\n\v\f<>") {
 			t.Errorf("Extract(%q)[%d].URL = %q: empty or holds whitespace or brackets", text, i, m.URL)
 		}
+		// Issue 21, point 5: what Extract finds, a client can fetch.
+		if u, err := Parse(m.URL); err != nil {
+			t.Errorf("Extract(%q)[%d] = %v, which Parse refuses: %v", text, i, m, err)
+		} else if err := schemeView(u); err != nil {
+			t.Errorf("Extract(%q)[%d] = %v, which its scheme's view refuses: %v", text, i, m, err)
+		}
 		span := text[m.Start:m.End]
 		if span[0] != '<' {
-			if span != m.URL {
-				t.Errorf("Extract(%q)[%d] = %v: URL is not the span %q", text, i, m, span)
+			if clean, _ := Clean(span); m.URL != span && m.URL != clean {
+				t.Errorf("Extract(%q)[%d] = %v: URL is not the span %q, nor the span cleaned", text, i, m, span)
 			}
 			continue
 		}
@@ -221,10 +244,40 @@ func checkMatches(t *testing.T, text string, ms []Match) {
 		if len(inner) >= 4 && strings.EqualFold(inner[:4], "URL:") {
 			inner = inner[4:]
 		}
-		if span[len(span)-1] != '>' || extractSqueeze(inner) != m.URL {
-			t.Errorf("Extract(%q)[%d] = %v: URL is not the content of the wrapper %q", text, i, m, span)
+		inner = extractSqueeze(inner)
+		if clean, _ := Clean(inner); span[len(span)-1] != '>' || m.URL != inner && m.URL != clean {
+			t.Errorf("Extract(%q)[%d] = %v: URL is not the content of the wrapper %q, nor that cleaned", text, i, m, span)
 		}
 	}
+}
+
+// schemeView returns the error of the exported view of u's scheme, as a
+// driver asks for it, or nil.
+func schemeView(u *URL) error {
+	var err error
+	switch u.Scheme {
+	case "ftp", "ftps":
+		_, err = u.FTP()
+	case "http", "https":
+		_, err = u.HTTP()
+	case "gopher":
+		_, err = u.Gopher()
+	case "mailto":
+		_, err = u.Mailto()
+	case "news", "snews":
+		_, err = u.News()
+	case "nntp", "nntps":
+		_, err = u.NNTP()
+	case "telnet", "rlogin", "tn3270":
+		_, err = u.Telnet()
+	case "wais":
+		_, err = u.WAIS()
+	case "file":
+		_, err = u.File()
+	case "prospero":
+		_, err = u.Prospero()
+	}
+	return err
 }
 
 func FuzzExtract(f *testing.F) {
@@ -233,6 +286,7 @@ func FuzzExtract(f *testing.F) {
 		"see http://x/a_(b)). and <http://y/> or mailto:a@b, news:c.",
 		"<URL:ftp://a/\r\n  b> <URL:\n\n> <foo <bar:baz>",
 		"((http://x/)]]. HTTP://Y <URL:",
+		"Siehe http://bücher.example/straße. <URL:http://x/caf\xe9> http:foo «http://例え.テスト/»",
 	} {
 		f.Add(s)
 	}

@@ -13,6 +13,9 @@ func FuzzParse(f *testing.F) {
 	for _, s := range specURLs {
 		f.Add(s)
 	}
+	for _, s := range []string{"http://bücher.example/straße?q=ü#ä", "ftp://jöran@b%C3%BCcher.example/ü", "http://１．２．３．４/", "news:grüße"} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		u, err := Parse(s)
 		if err != nil {
@@ -52,6 +55,21 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("view of %q built %q, which does not parse: %v", s, b.String(), err)
 				}
 			}
+		}
+		// Issue 21, point 5: an IRI maps to a URI that is all ASCII
+		// and parses.
+		a, err := u.URI()
+		if err != nil {
+			t.Fatalf("Parse(%q).URI(): %v", s, err)
+		}
+		as := a.String()
+		for i := 0; i < len(as); i++ {
+			if as[i] >= 0x80 {
+				t.Fatalf("Parse(%q).URI() = %q, not ASCII", s, as)
+			}
+		}
+		if _, err := Parse(as); err != nil {
+			t.Fatalf("Parse(%q).URI() = %q, which does not parse: %v", s, as, err)
 		}
 		_ = u.Normalize().String()
 		_ = u.Redacted()

@@ -10,12 +10,40 @@
 // component, Equal compares two URLs at the same encoding level, Resolve
 // expands the partial forms of RFC 1630 and Extract finds URLs in text.
 //
+// # IRIs
+//
+// People write URLs in their own script: http://bücher.example/straße.
+// Parse takes such an IRI (RFC 3987) as it takes a URL, and keeps it as
+// written, for people to read:
+//
+//   - A host name may have labels in Unicode, or in percent-encoded UTF-8
+//     (b%C3%BCcher); each must pass IDNA (RFC 5891, by the UTS #46
+//     processing of golang.org/x/net/idna's Lookup profile), or Parse
+//     fails with the offset of the label. Host holds the name as written;
+//     ASCIIHost gives its A-labels ("xn--bcher-kva.example"), what DNS,
+//     a Host header and TLS are given, and UnicodeHost the form to show.
+//   - Elsewhere (user, password, path, search, fragment) the characters
+//     of RFC 3987 beyond ASCII (ucschar, and iprivate) may stand
+//     unencoded, in UTF-8; a byte that is not UTF-8, a C1 control and
+//     the bidirectional formatting characters (RFC 3987 section 4.1)
+//     must still be percent-encoded. The views decode an IRI's
+//     characters to the same bytes as their UTF-8 escapes, so an FTP
+//     CWD or a gopher selector is the same either way.
+//   - URI maps an IRI to its URI (RFC 3987 section 3.1): A-labels, and
+//     every other character beyond ASCII percent-encoded as UTF-8. It is
+//     what goes on the wire wherever a URL is sent whole or as written
+//     (an HTTP request line, a gateway's request).
+//
+// Extract finds URLs, IRIs among them, that Parse accepts and their
+// scheme's view describes: what it returns can be fetched.
+//
 // The package does no I/O.
 package uri
 
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A URL is a parsed URL. Every string field holds the text as written in
@@ -34,7 +62,9 @@ type URL struct {
 	Password string
 
 	// Host is a domain name, a dotted IPv4 address or an IPv6 address
-	// (written in brackets in the URL, kept without them here).
+	// (written in brackets in the URL, kept without them here). A domain
+	// name of an IRI is as written, in Unicode or percent-encoded UTF-8:
+	// ASCIIHost gives the name to dial.
 	Host string
 	// Path is the raw path from the "/" that ends the host and port on,
 	// so the url-path of RFC 1738 is Path without its first byte. In a
@@ -69,9 +99,12 @@ type URL struct {
 // for any scheme and, after "//", the common Internet scheme syntax
 // //user:password@host:port/url-path. A "#fragment" is split off.
 //
+// An IRI (RFC 3987) is a URL too: see the package documentation.
+//
 // An invalid URL yields an *Error with the offset of the offending byte:
-// a "%" not followed by two hex digits, an unencoded space, control or
-// non-ASCII byte, a port out of range, a user or password where the scheme
+// a "%" not followed by two hex digits, an unencoded space, control byte,
+// byte that is not UTF-8 or character an IRI may not hold, a host name
+// IDNA refuses, a port out of range, a user or password where the scheme
 // allows none (http, https, prospero, file), an unknown ftp typecode, or a
 // news article without a host after its "@".
 func Parse(s string) (*URL, error) {
@@ -154,6 +187,14 @@ func (u *URL) parse(s string) error {
 				return fail(off, `"%" not followed by two hex digits (encode "%" as %25)`)
 			}
 			i += 2
+		case c >= 0x80:
+			// RFC 3987: an IRI's characters beyond ASCII, in UTF-8.
+			// In the host, IDNA checks them below.
+			r, n := utf8.DecodeRuneInString(rest[i:])
+			if !iriChar(r) {
+				return fail(off, describeBadRune(rest[i:]))
+			}
+			i += n - 1
 		default:
 			return fail(off, describeBad(c))
 		}
@@ -287,15 +328,21 @@ func (u *URL) parseHostPort(s, hostport string, base int, scheme *Scheme) error 
 }
 
 // checkHost validates a domain name or dotted IPv4 address (RFC 1738
-// section 3.1). It returns the offset of the problem and a reason, or -1.
+// section 3.1), or a host name of an IRI (RFC 3987): one with labels in
+// Unicode or percent-encoded UTF-8, which must pass IDNA (see ASCIIHost).
+// It returns the offset of the problem and a reason, or -1.
 func checkHost(h string) (int, string) {
 	digitsOnly := true
 	label := 0
+	intl := false // a label beyond ASCII
 	for i := 0; i < len(h); i++ {
 		c := h[i]
 		if !is(c, cHost) {
-			if c == '%' {
-				return i, "encoded bytes are not allowed in a host name"
+			if c == '%' || c >= 0x80 {
+				intl = true
+				label++
+				digitsOnly = false
+				continue
 			}
 			return i, "invalid character " + quoteByte(c) + " in host name"
 		}
@@ -310,6 +357,12 @@ func checkHost(h string) (int, string) {
 		if c < '0' || c > '9' {
 			digitsOnly = false
 		}
+	}
+	if intl {
+		if _, off, reason := toASCIIHost(h); off >= 0 {
+			return off, reason
+		}
+		return -1, ""
 	}
 	if digitsOnly && h != "" && !validIPv4(h) {
 		return 0, "invalid IPv4 address " + strconv.Quote(h)
@@ -487,7 +540,8 @@ func (u *URL) format(mask bool) string {
 }
 
 // Hostport returns host:port for dialing, with the scheme's default port
-// when the URL names none, and brackets around an IPv6 address.
+// when the URL names none, and brackets around an IPv6 address. The host
+// is as written: a dial path gives it to ASCIIHost.
 func (u *URL) Hostport() string {
 	host := u.Host
 	if strings.IndexByte(host, ':') >= 0 {

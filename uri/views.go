@@ -51,6 +51,57 @@ func (l *Login) write(b *strings.Builder) {
 	}
 }
 
+// view returns a new V that fill describes, or fill's error: each
+// exported view is one of its fillers (u.ftp for u.FTP), which checkView
+// also runs, on a V of its own.
+func view[V any](fill func(*V) error) (*V, error) {
+	v := new(V)
+	if err := fill(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// checkView returns the error of the view of u's scheme, nil when there
+// is none or the package has no view of the scheme: whether a driver can
+// take u as it is. Extract keeps only URLs that pass. The views are
+// filled on the stack: an http URL passes without an allocation.
+func (u *URL) checkView() error {
+	switch u.Scheme {
+	case "ftp", "ftps":
+		var v FTP
+		return u.ftp(&v)
+	case "http", "https":
+		var v HTTP
+		return u.http(&v)
+	case "gopher":
+		var v Gopher
+		return u.gopher(&v)
+	case "mailto":
+		var v Mailto
+		return u.mailto(&v)
+	case "news", "snews":
+		var v News
+		return u.news(&v)
+	case "nntp", "nntps":
+		var v NNTP
+		return u.nntp(&v)
+	case "telnet", "rlogin", "tn3270":
+		var v Telnet
+		return u.telnet(&v)
+	case "wais":
+		var v WAIS
+		return u.wais(&v)
+	case "file":
+		var v File
+		return u.file(&v)
+	case "prospero":
+		var v Prospero
+		return u.prospero(&v)
+	}
+	return nil
+}
+
 // viewError is the error of a view asked of a URL it cannot describe.
 func (u *URL) viewError(view, reason string) error {
 	return &Error{Input: u.String(), Offset: -1, Reason: view + ": " + reason}
@@ -84,11 +135,13 @@ type FTP struct {
 }
 
 // FTP returns the ftp view of u.
-func (u *URL) FTP() (*FTP, error) {
+func (u *URL) FTP() (*FTP, error) { return view(u.ftp) }
+
+func (u *URL) ftp(f *FTP) error {
 	if err := u.needScheme("ftp", "ftp", "ftps"); err != nil {
-		return nil, err
+		return err
 	}
-	f := &FTP{Secure: u.Scheme == "ftps", Login: u.login()}
+	*f = FTP{Secure: u.Scheme == "ftps", Login: u.login()}
 	p := u.URLPath()
 	if i := strings.LastIndex(p, ";type="); i >= 0 && strings.IndexByte(p[i:], '/') < 0 {
 		f.Type = p[i+len(";type=")] | 0x20 // Parse checked it is a letter
@@ -99,7 +152,7 @@ func (u *URL) FTP() (*FTP, error) {
 		f.Dirs = append(f.Dirs, mustUnescape(s))
 	}
 	f.Name = mustUnescape(segs[len(segs)-1])
-	return f, nil
+	return nil
 }
 
 // String builds the ftp URL.
@@ -140,14 +193,17 @@ type HTTP struct {
 }
 
 // HTTP returns the http view of u.
-func (u *URL) HTTP() (*HTTP, error) {
+func (u *URL) HTTP() (*HTTP, error) { return view(u.http) }
+
+func (u *URL) http(out *HTTP) error {
 	if err := u.needScheme("http", "http", "https"); err != nil {
-		return nil, err
+		return err
 	}
-	return &HTTP{
+	*out = HTTP{
 		Secure: u.Scheme == "https", Login: u.login(),
 		Path: u.Path, Search: u.RawQuery, HasSearch: u.RawQuery != "" || u.ForceQuery,
-	}, nil
+	}
+	return nil
 }
 
 // RequestURI returns the path and search as sent in a request line: "/"
@@ -206,14 +262,16 @@ type Gopher struct {
 // string that does not look like a Gopher+ one; a Gopher+ string begins
 // with "+", "!", "$" or "?". With two, the second part is the Gopher+
 // string (section 3.4.3, which requires the search, perhaps empty).
-func (u *URL) Gopher() (*Gopher, error) {
+func (u *URL) Gopher() (*Gopher, error) { return view(u.gopher) }
+
+func (u *URL) gopher(g *Gopher) error {
 	if err := u.needScheme("gopher", "gopher"); err != nil {
-		return nil, err
+		return err
 	}
-	g := &Gopher{Host: u.Host, Port: u.Port, Type: '1'}
+	*g = Gopher{Host: u.Host, Port: u.Port, Type: '1'}
 	p := u.URLPath()
 	if p == "" {
-		return g, nil
+		return nil
 	}
 	if p[0] == '%' {
 		g.Type = unhex(p[1])<<4 | unhex(p[2])
@@ -225,18 +283,18 @@ func (u *URL) Gopher() (*Gopher, error) {
 	sel, rest, tab := cutTab(p)
 	g.Selector = mustUnescape(sel)
 	if !tab {
-		return g, nil
+		return nil
 	}
 	if g.Type != '7' && rest != "" && strings.IndexByte("+!$?", rest[0]) >= 0 {
 		g.Plus, g.HasPlus = mustUnescape(rest), true
-		return g, nil
+		return nil
 	}
 	search, plus, tab := cutTab(rest)
 	g.Search, g.HasSearch = mustUnescape(search), true
 	if tab {
 		g.Plus, g.HasPlus = mustUnescape(plus), true
 	}
-	return g, nil
+	return nil
 }
 
 // cutTab cuts s around its first encoded TAB.
@@ -309,12 +367,14 @@ type Field struct {
 }
 
 // Mailto returns the mailto view of u.
-func (u *URL) Mailto() (*Mailto, error) {
+func (u *URL) Mailto() (*Mailto, error) { return view(u.mailto) }
+
+func (u *URL) mailto(m *Mailto) error {
 	if err := u.needScheme("mailto", "mailto"); err != nil {
-		return nil, err
+		return err
 	}
 	addrs, query, _ := strings.Cut(u.Path, "?")
-	m := &Mailto{}
+	*m = Mailto{}
 	for _, a := range strings.Split(addrs, ",") {
 		if a != "" {
 			m.To = append(m.To, mustUnescape(a))
@@ -339,9 +399,9 @@ func (u *URL) Mailto() (*Mailto, error) {
 		}
 	}
 	if len(m.To) == 0 {
-		return nil, u.viewError("mailto", "no address")
+		return u.viewError("mailto", "no address")
 	}
-	return m, nil
+	return nil
 }
 
 // Get returns the value of the first field named name (case-insensitive).
@@ -391,25 +451,29 @@ type News struct {
 }
 
 // News returns the news view of u.
-func (u *URL) News() (*News, error) {
+func (u *URL) News() (*News, error) { return view(u.news) }
+
+func (u *URL) news(out *News) error {
 	if err := u.needScheme("news", "news", "snews"); err != nil {
-		return nil, err
+		return err
 	}
 	part := u.Path
 	if u.Authority {
-		return nil, u.viewError("news", "news URLs name no host (RFC 1738 section 3.6); use nntp://host/group")
+		return u.viewError("news", "news URLs name no host (RFC 1738 section 3.6); use nntp://host/group")
 	}
 	if part == "" {
-		return nil, u.viewError("news", "no group or message-id")
+		return u.viewError("news", "no group or message-id")
 	}
 	v := mustUnescape(part)
 	if strings.IndexByte(v, '@') >= 0 {
 		if len(v) > 2 && v[0] == '<' && v[len(v)-1] == '>' {
 			v = v[1 : len(v)-1] // a pasted Message-ID header value
 		}
-		return &News{Secure: u.Scheme == "snews", MessageID: v}, nil
+		*out = News{Secure: u.Scheme == "snews", MessageID: v}
+		return nil
 	}
-	return &News{Secure: u.Scheme == "snews", Group: v}, nil
+	*out = News{Secure: u.Scheme == "snews", Group: v}
+	return nil
 }
 
 // All reports whether the URL is news:*, all available groups.
@@ -449,24 +513,26 @@ type NNTP struct {
 }
 
 // NNTP returns the nntp view of u.
-func (u *URL) NNTP() (*NNTP, error) {
+func (u *URL) NNTP() (*NNTP, error) { return view(u.nntp) }
+
+func (u *URL) nntp(n *NNTP) error {
 	if err := u.needScheme("nntp", "nntp", "nntps"); err != nil {
-		return nil, err
+		return err
 	}
-	n := &NNTP{Secure: u.Scheme == "nntps", Login: u.login()}
+	*n = NNTP{Secure: u.Scheme == "nntps", Login: u.login()}
 	group, num, hasNum := strings.Cut(u.URLPath(), "/")
 	if group == "" {
-		return nil, u.viewError("nntp", "no newsgroup")
+		return u.viewError("nntp", "no newsgroup")
 	}
 	n.Group = mustUnescape(group)
 	if hasNum && num != "" {
 		a, err := strconv.ParseInt(num, 10, 64)
 		if err != nil || a <= 0 || num[0] == '+' {
-			return nil, u.viewError("nntp", "article number "+strconv.Quote(num)+" is not a positive decimal number")
+			return u.viewError("nntp", "article number "+strconv.Quote(num)+" is not a positive decimal number")
 		}
 		n.Article = a
 	}
-	return n, nil
+	return nil
 }
 
 // String builds the nntp URL.
@@ -496,14 +562,17 @@ type Telnet struct {
 }
 
 // Telnet returns the telnet view of u (also for rlogin and tn3270 URLs).
-func (u *URL) Telnet() (*Telnet, error) {
+func (u *URL) Telnet() (*Telnet, error) { return view(u.telnet) }
+
+func (u *URL) telnet(out *Telnet) error {
 	if err := u.needScheme("telnet", "telnet", "rlogin", "tn3270"); err != nil {
-		return nil, err
+		return err
 	}
 	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery {
-		return nil, u.viewError("telnet", "a telnet URL has no path (RFC 1738 section 3.8)")
+		return u.viewError("telnet", "a telnet URL has no path (RFC 1738 section 3.8)")
 	}
-	return &Telnet{Scheme: u.Scheme, Login: u.login()}, nil
+	*out = Telnet{Scheme: u.Scheme, Login: u.login()}
+	return nil
 }
 
 // String builds the URL, with the optional final "/".
@@ -528,31 +597,33 @@ type WAIS struct {
 }
 
 // WAIS returns the wais view of u.
-func (u *URL) WAIS() (*WAIS, error) {
+func (u *URL) WAIS() (*WAIS, error) { return view(u.wais) }
+
+func (u *URL) wais(w *WAIS) error {
 	if err := u.needScheme("wais", "wais"); err != nil {
-		return nil, err
+		return err
 	}
-	w := &WAIS{Login: u.login()}
+	*w = WAIS{Login: u.login()}
 	parts := strings.SplitN(u.URLPath(), "/", 3)
 	if parts[0] == "" {
-		return nil, u.viewError("wais", "no database")
+		return u.viewError("wais", "no database")
 	}
 	w.Database = mustUnescape(parts[0])
 	switch len(parts) {
 	case 2:
 		if parts[1] != "" {
-			return nil, u.viewError("wais", "a document URL needs both /wtype/wpath")
+			return u.viewError("wais", "a document URL needs both /wtype/wpath")
 		}
 	case 3:
 		w.WType, w.WPath = mustUnescape(parts[1]), mustUnescape(parts[2])
 	}
 	if u.RawQuery != "" || u.ForceQuery {
 		if len(parts) == 3 {
-			return nil, u.viewError("wais", "a document URL has no search")
+			return u.viewError("wais", "a document URL has no search")
 		}
 		w.Search, w.HasSearch = unescapePlus(u.RawQuery), true
 	}
-	return w, nil
+	return nil
 }
 
 // IsDocument reports whether the URL designates one document.
@@ -585,21 +656,25 @@ type File struct {
 
 // File returns the file view of u. It also accepts the common "file:/path"
 // form without a host.
-func (u *URL) File() (*File, error) {
+func (u *URL) File() (*File, error) { return view(u.file) }
+
+func (u *URL) file(out *File) error {
 	if err := u.needScheme("file", "file"); err != nil {
-		return nil, err
+		return err
 	}
 	if !u.Authority {
 		if !strings.HasPrefix(u.Path, "/") {
-			return nil, u.viewError("file", "a file URL needs an absolute path")
+			return u.viewError("file", "a file URL needs an absolute path")
 		}
-		return &File{Path: mustUnescape(u.Path)}, nil
+		*out = File{Path: mustUnescape(u.Path)}
+		return nil
 	}
 	p := u.Path
 	if p == "" {
 		p = "/"
 	}
-	return &File{Host: u.Host, Path: mustUnescape(p)}, nil
+	*out = File{Host: u.Host, Path: mustUnescape(p)}
+	return nil
 }
 
 // Local reports whether the file lives on this machine.
@@ -629,20 +704,22 @@ type Prospero struct {
 }
 
 // Prospero returns the prospero view of u.
-func (u *URL) Prospero() (*Prospero, error) {
+func (u *URL) Prospero() (*Prospero, error) { return view(u.prospero) }
+
+func (u *URL) prospero(p *Prospero) error {
 	if err := u.needScheme("prospero", "prospero"); err != nil {
-		return nil, err
+		return err
 	}
 	parts := strings.Split(u.URLPath(), ";")
-	p := &Prospero{Host: u.Host, Port: u.Port, HSOName: mustUnescape(parts[0])}
+	*p = Prospero{Host: u.Host, Port: u.Port, HSOName: mustUnescape(parts[0])}
 	for _, f := range parts[1:] {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return nil, u.viewError("prospero", "field "+strconv.Quote(f)+` has no "="`)
+			return u.viewError("prospero", "field "+strconv.Quote(f)+` has no "="`)
 		}
 		p.Fields = append(p.Fields, Field{Name: mustUnescape(k), Value: mustUnescape(v)})
 	}
-	return p, nil
+	return nil
 }
 
 // String builds the prospero URL.

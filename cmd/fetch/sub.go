@@ -9,9 +9,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/uri"
+	"golang.org/x/text/width"
 )
 
 // The sub-commands work on URLs without fetching them.
@@ -50,7 +53,8 @@ func explainParseError(raw string, err error) string {
 		return msg
 	}
 	if ue.Offset >= 0 && ue.MaskedInput() == raw && !strings.ContainsAny(raw, "\r\n") {
-		msg += "\n  " + printable(raw) + "\n  " + strings.Repeat(" ", len(printable(raw[:ue.Offset]))) + "^"
+		line, col := printable(raw), columns(printable(raw[:ue.Offset]))
+		msg += "\n  " + line + "\n  " + strings.Repeat(" ", col) + "^"
 	}
 	if fixed, _, ferr := uri.ParseLenient(raw); ferr == nil && fixed.String() != raw {
 		msg += "\n  did you mean: " + fixed.Redacted()
@@ -58,18 +62,40 @@ func explainParseError(raw string, err error) string {
 	return msg
 }
 
-// printable shows control and non-ASCII bytes as escapes, one column each
-// byte at most four wide, so the caret lines up.
+// printable shows raw for a terminal: printable characters, those of an
+// IRI in Unicode included, as themselves; control characters, the
+// formatting ones (bidirectional overrides) and bytes that are not UTF-8
+// as \xXX escapes, one for each byte.
 func printable(s string) string {
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			fmt.Fprintf(&b, "\\x%02X", c)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 || !unicode.IsPrint(r) {
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, "\\x%02X", c)
+			}
 		} else {
-			b.WriteByte(c)
+			b.WriteString(s[i : i+n])
 		}
+		i += n
 	}
 	return b.String()
+}
+
+// columns is how many terminal columns printable's s takes: two for an
+// East Asian wide character, none for a combining mark, one for others.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		switch k := width.LookupRune(r).Kind(); {
+		case unicode.Is(unicode.Mn, r):
+		case k == width.EastAsianWide || k == width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // parts is what `fetch parse` shows of a URL.
@@ -85,8 +111,13 @@ type parts struct {
 	Path        string `json:"path,omitempty"`
 	Query       string `json:"query,omitempty"`
 	Fragment    string `json:"fragment,omitempty"`
-	View        any    `json:"view,omitempty"`
-	ViewError   string `json:"view_error,omitempty"`
+	// URI is the URL as it goes on the wire, when that is not as
+	// written: the URI of an IRI (RFC 3987 section 3.1), its host in
+	// A-labels (IDNA).
+	URI       string `json:"uri,omitempty"`
+	ASCIIHost string `json:"ascii_host,omitempty"`
+	View      any    `json:"view,omitempty"`
+	ViewError string `json:"view_error,omitempty"`
 }
 
 func describe(u *uri.URL) parts {
@@ -96,6 +127,12 @@ func describe(u *uri.URL) parts {
 	}
 	if u.HasPassword {
 		p.Password = "***"
+	}
+	if a, err := u.URI(); err == nil && a.String() != u.String() {
+		p.URI = a.Redacted()
+		if a.Host != u.Host {
+			p.ASCIIHost = a.Host
+		}
 	}
 	if u.Authority {
 		p.Port = u.PortNumber()
@@ -199,6 +236,9 @@ func nilIfErr[T any](v *T, err error) (any, error) {
 func printParts(w io.Writer, p parts) {
 	row := func(k, v string) { fmt.Fprintf(w, "%-12s %s\n", k, v) }
 	row("url", p.URL)
+	if p.URI != "" {
+		row("uri", p.URI)
+	}
 	row("scheme", p.Scheme)
 	if p.HasUser {
 		row("user", fmt.Sprintf("%q", p.User))
@@ -208,6 +248,9 @@ func printParts(w io.Writer, p parts) {
 	}
 	if p.Host != "" || p.Port != 0 {
 		row("host", p.Host)
+		if p.ASCIIHost != "" {
+			row("ascii host", p.ASCIIHost)
+		}
 		port := fmt.Sprint(p.Port)
 		if p.DefaultPort {
 			port += " (default)"

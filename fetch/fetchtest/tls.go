@@ -9,13 +9,15 @@ import (
 	"crypto/x509/pkix"
 	"math/big"
 	"net"
+	"strings"
 	"testing"
 	"time"
 )
 
 // SelfSigned returns a certificate for 127.0.0.1 named name, signed by
 // itself and valid for an hour, for a scripted TLS server in a test, and
-// the pool a client trusts it with.
+// the pool a client trusts it with. A name without a space is also the
+// certificate's DNS name, for a test that connects by host name.
 func SelfSigned(t testing.TB, name string) (tls.Certificate, *x509.CertPool) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -32,6 +34,9 @@ func SelfSigned(t testing.TB, name string) (tls.Certificate, *x509.CertPool) {
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
+	}
+	if !strings.Contains(name, " ") {
+		tmpl.DNSNames = []string{name}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {

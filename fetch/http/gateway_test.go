@@ -167,6 +167,12 @@ func TestGatewayRequestLine_RecordingServer(t *testing.T) {
 			"GET news:1234.5678@news.example.org HTTP/1.1\r\nHost: " + rec.addr + "\r\nUser-Agent: urlfetch\r\n\r\n"},
 		{"nntp://news.example.org/comp.lang.go/42",
 			"GET nntp://news.example.org/comp.lang.go/42 HTTP/1.1\r\nHost: news.example.org\r\nUser-Agent: urlfetch\r\n\r\n"},
+		// Issue 21, point 5: an IRI goes as its URI, the host in
+		// A-labels, the rest in UTF-8 percent-encoded.
+		{"gopher://bücher.example:7070/1/Straße",
+			"GET gopher://xn--bcher-kva.example:7070/1/Stra%C3%9Fe HTTP/1.1\r\nHost: xn--bcher-kva.example:7070\r\nUser-Agent: urlfetch\r\n\r\n"},
+		{"ftp://jöran@b%C3%BCcher.example/ä",
+			"GET ftp://j%C3%B6ran@xn--bcher-kva.example/%C3%A4 HTTP/1.1\r\nHost: xn--bcher-kva.example\r\nUser-Agent: urlfetch\r\n\r\n"},
 		// The gateway logs in with the password: it goes in the URL.
 		{"ftp://joe:s3cret-pw@ftp.example.org/%2Fetc/motd;type=a",
 			"GET ftp://joe:s3cret-pw@ftp.example.org/%2Fetc/motd;type=a HTTP/1.1\r\nHost: ftp.example.org\r\nUser-Agent: urlfetch\r\n\r\n"},

@@ -235,8 +235,15 @@ func nextURL(base *uri.URL, loc string) (*uri.URL, error) {
 }
 
 // roundTrip sends one GET (HEAD for a Head request) for u: to its
-// server, or to the proxy via.
+// server, or to the proxy via. What goes on the wire, and in the trace of
+// what went, is u's URI (RFC 3987 section 3.1): a host in Unicode in
+// A-labels, in the Host header, the request line and the address dialed;
+// the rest of an IRI in UTF-8, percent-encoded.
 func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, via *url.URL) (*http.Response, error) {
+	u, err := u.URI()
+	if err != nil {
+		return nil, fetch.Errorf(fetch.ErrURL, "%w", err)
+	}
 	method := http.MethodGet
 	if req.Head {
 		method = http.MethodHead
@@ -266,9 +273,10 @@ func (d *Driver) roundTrip(ctx context.Context, req *fetch.Request, u *uri.URL, 
 	return resp, nil
 }
 
-// buildRequest builds the request of method (GET or HEAD) for u: in
-// origin form for its server, in absolute form for an HTTP proxy, and for
-// a URL of another scheme the request to the gateway via.
+// buildRequest builds the request of method (GET or HEAD) for u, a URI
+// (all ASCII): in origin form for its server, in absolute form for an
+// HTTP proxy, and for a URL of another scheme the request to the gateway
+// via.
 func buildRequest(ctx context.Context, method string, u *uri.URL, via *url.URL) (*http.Request, error) {
 	if !isHTTP(u) {
 		if via == nil || !speaksHTTP(via) {

@@ -337,7 +337,12 @@ func handoff(t *uri.Telnet) error {
 	if t.HasUser {
 		user = t.User
 	}
-	host := t.Host
+	// The program resolves the host itself: a name in Unicode goes to it
+	// in A-labels (IDNA), as the dial path sends it.
+	host, err := uri.ASCIIHost(t.Host)
+	if err != nil {
+		return fetch.Errorf(fetch.ErrURL, "%s: %w", t.Scheme, err)
+	}
 	if t.Scheme == "rlogin" {
 		// rlogin [-l user] [-p port] host, in netkit's and rsh-redone's rlogin.
 		var args []string

@@ -549,6 +549,9 @@ func TestHandoff(t *testing.T) {
 		{"tn3270://mainframe.example/", "c3270|x3270", "mainframe.example"},
 		{"tn3270://op%20one@mainframe.example:2323/", "c3270|x3270", "-user|op one|mainframe.example:2323"},
 		{"tn3270://[2001:db8::1]:992/", "c3270|x3270", "[2001:db8::1]:992"},
+		// Issue 21, point 5: the program gets a host in Unicode in A-labels.
+		{"rlogin://bücher.example/", "rlogin", "xn--bcher-kva.example"},
+		{"tn3270://b%C3%BCcher.example:2323/", "c3270|x3270", "xn--bcher-kva.example:2323"},
 	} {
 		_, err := c.Fetch(context.Background(), tc.url)
 		var he *telnet.HandoffError
