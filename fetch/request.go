@@ -32,6 +32,11 @@ type Request struct {
 	// redirect is followed as for a fetch, with Head kept; Follow does
 	// not keep it.
 	Head bool
+	// Raw asks for the server's own bytes where a driver would give a
+	// rendering of them: a Gopher+ attribute block as the server sent
+	// it, rather than laid out for people. (A Listing's Body is always
+	// the server's bytes; its entries are parsed from them.)
+	Raw bool
 	// Input is what the request sends: the message of a mailto URL, the
 	// keyboard of a telnet session. A Request that Follow makes has none.
 	Input io.Reader

@@ -144,6 +144,15 @@ func TestRawListings(t *testing.T) {
 		}
 	}
 
+	// A Gopher+ attribute block: as the server sent it after its
+	// header line, not laid out for people.
+	attrs := rawGopher(t, gopher, "/hello.txt\t!")
+	_, block, _ := strings.Cut(attrs, "\r\n")
+	r = runFetch(t, dir, "--raw", "gopher://"+gopher+"/0/hello.txt%09%09!")
+	if r.code != 0 || !strings.HasPrefix(block, "+INFO:") || r.stdout != block {
+		t.Errorf("--raw Gopher+ attributes: exit %d,\n got %q\nwant %q", r.code, r.stdout, block)
+	}
+
 	r = runFetch(t, dir, "gopher://"+gopher+"/1/")
 	for _, want := range []string{"\ntext ", "\nbinary ", "\nsearch ", "\nmenu "} {
 		if !strings.Contains("\n"+r.stdout, want) {

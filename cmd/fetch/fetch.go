@@ -166,6 +166,7 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 	req.Input = stdin
 	req.Offset = sk.offset()
 	req.Head = o.head
+	req.Raw = o.raw
 	resp, err := o.client.Do(ctx, req)
 	if err != nil {
 		return nil, handOff(ctx, err, stdin, stdout, stderr)

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -392,6 +395,54 @@ func TestConnectTo(t *testing.T) {
 	for _, bad := range []string{"example.org:443", "a:b:c:d", "a:1:b:99999"} {
 		if _, err := parseConnectTo(bad); err == nil {
 			t.Errorf("parseConnectTo(%q) = nil error", bad)
+		}
+	}
+}
+
+// Point 5 and 6: an FTP server's reply quoted in an error reaches
+// standard error escaped. A fake server: no real one sends ESC in its
+// replies.
+func TestHostileReplyEscaped_FakeServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				io.WriteString(c, "220 hello\r\n")
+				sc := bufio.NewScanner(c)
+				for sc.Scan() {
+					switch cmd, _, _ := strings.Cut(sc.Text(), " "); strings.ToUpper(cmd) {
+					case "USER":
+						io.WriteString(c, "331 password\r\n")
+					case "PASS":
+						io.WriteString(c, "230 in\r\n")
+					case "QUIT":
+						io.WriteString(c, "221 bye\r\n")
+						return
+					default:
+						io.WriteString(c, "550 \x1b]0;owned\a\x1b[2J\u009b31m no such \u202efile\r\n")
+					}
+				}
+			}()
+		}
+	}()
+	url := "ftp://" + ln.Addr().String() + "/x.txt"
+	r := fetchCmd(t, t.TempDir(), "", url)
+	if r.code == 0 || !strings.Contains(r.stderr, `550 \e]0;owned\x07\e[2J\u009b31m no such \u202efile`) {
+		t.Errorf("exit %d, stderr %q; want the reply escaped", r.code, r.stderr)
+	}
+	for _, c := range []string{"\x1b", "\a", "\u009b", "\u202e"} {
+		if strings.Contains(r.stderr, c) {
+			t.Errorf("stderr holds %q raw: %q", c, r.stderr)
 		}
 	}
 }

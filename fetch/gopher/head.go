@@ -57,7 +57,7 @@ func (d *Driver) head(ctx context.Context, req *fetch.Request, g *uri.Gopher) (*
 		return resp, nil
 	}
 	info := &uri.Gopher{Host: g.Host, Port: g.Port, Type: g.Type, Selector: g.Selector, Plus: "!", HasPlus: true}
-	items, h, err := d.fetchAttributes(ctx, req, info)
+	items, h, err := d.fetchAttributes(ctx, req, info, nil)
 	switch {
 	case errors.Is(err, errNoAttributes):
 		req.Tracef(fetch.Note, "the server answered \"!\" with no attribute blocks (it does not speak Gopher+): the connection is closed, and the metadata is the URL's")

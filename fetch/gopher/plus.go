@@ -2,6 +2,7 @@ package gopher
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -185,12 +186,19 @@ func attributeNames(plus string) []string {
 // them, and the client picks.
 func (d *Driver) attributes(ctx context.Context, req *fetch.Request, g *uri.Gopher) (*fetch.Response, error) {
 	names := attributeNames(g.Plus)
-	items, h, err := d.fetchAttributes(ctx, req, g)
+	var raw *bytes.Buffer // the reply as sent, for a Raw request
+	if req.Raw {
+		raw = new(bytes.Buffer)
+	}
+	items, h, err := d.fetchAttributes(ctx, req, g, raw)
 	if errors.Is(err, errNoAttributes) && names != nil {
 		all := *g
 		all.Plus = g.Plus[:1]
 		req.Tracef(fetch.Note, "the server sent no attribute blocks for %q; asking for all of them with %q and picking %s", g.Plus, all.Plus, strings.Join(names, " "))
-		items, h, err = d.fetchAttributes(ctx, req, &all)
+		if raw != nil {
+			raw.Reset()
+		}
+		items, h, err = d.fetchAttributes(ctx, req, &all, raw)
 	}
 	if errors.Is(err, errNoAttributes) {
 		return nil, errorf(fetch.ErrUnsupported, g.Selector, "the server sent no Gopher+ attribute blocks for %q (it may not speak Gopher+); its reply begins %q", g.Plus, began(err))
@@ -225,13 +233,17 @@ func (d *Driver) attributes(ctx context.Context, req *fetch.Request, g *uri.Goph
 		}
 	}
 	text := renderAttributes(items)
+	if raw != nil {
+		text = raw.String() // every block the server sent, picked or not
+	}
 	resp.Length = int64(len(text))
 	resp.Body = fetch.NewBody(ctx, strings.NewReader(text), fetch.BodyFuncs{})
 	return resp, nil
 }
 
-// fetchAttributes sends g's attribute request and parses the reply.
-func (d *Driver) fetchAttributes(ctx context.Context, req *fetch.Request, g *uri.Gopher) ([]Attributes, plusHeader, error) {
+// fetchAttributes sends g's attribute request and parses the reply,
+// copying its bytes (after the Gopher+ header line) to raw if not nil.
+func (d *Driver) fetchAttributes(ctx context.Context, req *fetch.Request, g *uri.Gopher, raw *bytes.Buffer) ([]Attributes, plusHeader, error) {
 	conn, br, err := d.send(ctx, req, []string{g.Request() + "\r\n"}, nil)
 	if err != nil {
 		return nil, plusHeader{}, err
@@ -259,7 +271,11 @@ func (d *Driver) fetchAttributes(ctx context.Context, req *fetch.Request, g *uri
 	if max < 0 {
 		lr.left = -1
 	}
-	items, err := ParseAttributes(lr)
+	var src io.Reader = lr
+	if raw != nil {
+		src = io.TeeReader(lr, raw) // bounded as lr is
+	}
+	items, err := ParseAttributes(src)
 	if err != nil {
 		if lr.over {
 			err = errorf(fetch.ErrProtocol, g.Selector, "the attribute reply is longer than %d bytes", max)
@@ -454,7 +470,7 @@ func (d *Driver) form(ctx context.Context, req *fetch.Request, g *uri.Gopher) (*
 	}
 	all := *g
 	all.Plus = "!"
-	items, _, err := d.fetchAttributes(ctx, req, &all)
+	items, _, err := d.fetchAttributes(ctx, req, &all, nil)
 	if errors.Is(err, errNoAttributes) {
 		return nil, errorf(fetch.ErrUnsupported, g.Selector, "the server sent no Gopher+ attributes, so no +ASK form; its reply to %q begins %q", all.Plus, began(err))
 	}
