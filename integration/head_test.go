@@ -4,7 +4,6 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,35 +26,10 @@ import (
 // Issue 22, point 2: -I/--head and Request.Head, metadata without a
 // transfer, on every scheme's real server.
 
-// headOf asks c for rawURL's metadata (fetch.Request.Head) and checks
-// that the Body is empty.
-func headOf(t testing.TB, c *fetch.Client, rawURL string) (*fetch.Response, error) {
-	t.Helper()
-	req, err := c.NewRequest(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Head = true
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	resp, err := c.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || len(b) > 0 {
-		t.Errorf("Head(%q): Body %q, %v; want no bytes", rawURL, b, err)
-	}
-	if err := resp.Body.Close(); err != nil {
-		t.Errorf("Head(%q): Body.Close() = %v", rawURL, err)
-	}
-	return resp, nil
-}
-
 // mustHead is headOf for a URL that must answer.
 func mustHead(t testing.TB, c *fetch.Client, rawURL string) *fetch.Response {
 	t.Helper()
-	resp, err := headOf(t, c, rawURL)
+	resp, err := fetchtest.Head(t, c, rawURL)
 	if err != nil {
 		t.Fatalf("Head(%q): %v", rawURL, err)
 	}
@@ -160,7 +134,7 @@ func TestHeadFTP(t *testing.T) {
 	from := logSize(t, logPath)
 	token := fmt.Sprintf("head-probe-%d", time.Now().UnixNano())
 
-	if _, err := headOf(t, c, base+"/"+token); !errors.Is(err, fetch.ErrNotFound) {
+	if _, err := fetchtest.Head(t, c, base+"/"+token); !errors.Is(err, fetch.ErrNotFound) {
 		t.Errorf("Head of a missing name: %v, want ErrNotFound", err)
 	}
 	root := env(t, "FTP_ANON_ROOT")
@@ -301,7 +275,7 @@ func TestHeadHTTP(t *testing.T) {
 		}
 		nginxLogged(t, "HEAD /hello.txt?"+token+" "+tc.proto)
 	}
-	if _, err := headOf(t, c, httpBase(t)+"/missing.txt"); !errors.Is(err, fetch.ErrNotFound) {
+	if _, err := fetchtest.Head(t, c, httpBase(t)+"/missing.txt"); !errors.Is(err, fetch.ErrNotFound) {
 		t.Errorf("Head(missing.txt) = %v, want ErrNotFound", err)
 	}
 
@@ -397,7 +371,7 @@ func TestHeadGopherPlus(t *testing.T) {
 	if resp.Kind != fetch.Listing || resp.Type != gopher.MenuType || resp.Modified.IsZero() {
 		t.Errorf("Head(dir) = %v, Type %q, Modified %v; want a menu with a time", resp.Kind, resp.Type, resp.Modified)
 	}
-	if _, err := headOf(t, c, s.url("/0/nothing%09%09+")); !errors.Is(err, fetch.ErrNotFound) {
+	if _, err := fetchtest.Head(t, c, s.url("/0/nothing%09%09+")); !errors.Is(err, fetch.ErrNotFound) {
 		t.Errorf("Head(nothing) = %v, want ErrNotFound (pygopherd's --2)", err)
 	}
 
@@ -500,7 +474,7 @@ func TestHeadNNTP(t *testing.T) {
 		t.Errorf("Head(news:*) = %v, Status %q; want a listing with INN's greeting", resp.Kind, resp.Status)
 	}
 	for _, raw := range []string{"news:no-such@urlfetch.test", nntpBase(t) + "/urlfetch.test/999", "news:urlfetch.no-such-group"} {
-		if _, err := headOf(t, c, raw); !errors.Is(err, fetch.ErrNotFound) {
+		if _, err := fetchtest.Head(t, c, raw); !errors.Is(err, fetch.ErrNotFound) {
 			t.Errorf("Head(%s) = %v, want ErrNotFound", raw, err)
 		}
 	}
@@ -558,7 +532,7 @@ func TestHeadWAIS(t *testing.T) {
 		t.Fatalf("the record URL %s is not .../SUTRS/1/words", entries[0].URL)
 	}
 	for _, raw := range []string{"wais://" + addr(t, "ZEBRA") + "/nosuchdb?flamingo", past} {
-		if _, err := headOf(t, c, raw); !errors.Is(err, fetch.ErrNotFound) {
+		if _, err := fetchtest.Head(t, c, raw); !errors.Is(err, fetch.ErrNotFound) {
 			t.Errorf("Head(%s) = %v, want ErrNotFound", raw, err)
 		}
 	}

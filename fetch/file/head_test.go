@@ -1,37 +1,20 @@
 package file_test
 
 import (
-	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 )
 
-// head asks for rawURL's metadata (fetch.Request.Head) within a second.
+// head asks for rawURL's metadata (fetch.Request.Head).
 func head(t *testing.T, rawURL string) (*fetch.Response, error) {
 	t.Helper()
-	c := newClient()
-	req, err := c.NewRequest(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Head = true
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-	defer cancel()
-	resp, err := c.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if b, err := io.ReadAll(resp.Body); err != nil || len(b) > 0 {
-		t.Errorf("Head(%q) Body = %q, %v; want nothing", rawURL, b, err)
-	}
-	resp.Body.Close()
-	return resp, nil
+	return fetchtest.Head(t, newClient(), rawURL)
 }
 
 // Issue 22, point 2: a Head is the file's stat: its size and time, a

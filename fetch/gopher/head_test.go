@@ -1,9 +1,7 @@
 package gopher_test
 
 import (
-	"context"
 	"errors"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,33 +9,13 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
 )
 
 // transfers reports whether a traced gopher request line (a quoted Go
 // string) asks for the item rather than its attributes.
 func transfers(line string) bool { return !strings.Contains(line, `\t!`) }
-
-// headOf asks c for rawURL's metadata (fetch.Request.Head).
-func headOf(t *testing.T, c *fetch.Client, rawURL string) (*fetch.Response, error) {
-	t.Helper()
-	req, err := c.NewRequest(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Head = true
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	resp, err := c.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if b, err := io.ReadAll(resp.Body); err != nil || len(b) > 0 {
-		t.Errorf("Head(%q) Body = %q, %v; want nothing", rawURL, b, err)
-	}
-	resp.Body.Close()
-	return resp, nil
-}
 
 func headClient() *fetch.Client {
 	c := &fetch.Client{NetrcFile: "-"}
@@ -60,7 +38,7 @@ func TestHeadAttributes_FakeServer(t *testing.T) {
 		s.URL("/9/doc%09%09?"),
 		s.URL("/9/doc%09%09+%0D%0A1%0D%0Ax%0D%0A.%0D%0A"),
 	} {
-		resp, err := headOf(t, c, raw)
+		resp, err := fetchtest.Head(t, c, raw)
 		if err != nil {
 			t.Errorf("Head(%q) = %v", raw, err)
 			continue
@@ -102,7 +80,7 @@ func TestHeadPlain_FakeServer(t *testing.T) {
 		s.URL("/"):                 {fetch.Listing, gopher.MenuType},
 		s.URL("/0/a%0D%0Ab%09%09"): {}, // refused, as for a fetch
 	} {
-		resp, err := headOf(t, c, raw)
+		resp, err := fetchtest.Head(t, c, raw)
 		if want.kind == 0 {
 			if !errors.Is(err, fetch.ErrUnsafe) {
 				t.Errorf("Head(%q) = %v, want ErrUnsafe", raw, err)
@@ -116,7 +94,7 @@ func TestHeadPlain_FakeServer(t *testing.T) {
 	if got := s.Got(); len(got) > 0 {
 		t.Errorf("the Heads sent %q; want no connection", got)
 	}
-	if _, err := headOf(t, c, s.URL("/8/telnet")); !errors.Is(err, fetch.ErrUnsupported) {
+	if _, err := fetchtest.Head(t, c, s.URL("/8/telnet")); !errors.Is(err, fetch.ErrUnsupported) {
 		t.Errorf("Head of a telnet item = %v, want ErrUnsupported", err)
 	}
 }
@@ -151,7 +129,7 @@ func TestHeadHostile_FakeServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newFakeServer(t)
 			s.Reply("/x\t!", tt.reply)
-			resp, err := headOf(t, headClient(), s.URL("/0/x%09%09+"))
+			resp, err := fetchtest.Head(t, headClient(), s.URL("/0/x%09%09+"))
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Errorf("Head = %v, want %v", err, tt.err)

@@ -1,15 +1,13 @@
 package nntp_test
 
 import (
-	"context"
 	"errors"
-	"io"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 	"github.com/urlfetch/urlfetch/fetch/nntp"
 )
 
@@ -28,27 +26,6 @@ func transfers(line string) bool {
 	return false
 }
 
-// headOf asks c for rawURL's metadata (fetch.Request.Head).
-func headOf(t *testing.T, c *fetch.Client, rawURL string) (*fetch.Response, error) {
-	t.Helper()
-	req, err := c.NewRequest(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Head = true
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	resp, err := c.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if b, err := io.ReadAll(resp.Body); err != nil || len(b) > 0 {
-		t.Errorf("Head(%q) Body = %q, %v; want nothing", rawURL, b, err)
-	}
-	resp.Body.Close()
-	return resp, nil
-}
-
 // Issue 22, point 2: HEAD for an article, GROUP for a group, nothing for
 // a list of groups; the header parsed, OVER's size added; the connection
 // kept for the next fetch.
@@ -56,23 +33,23 @@ func TestHead_FakeServer(t *testing.T) {
 	arts := testArticles()
 	f := newFake(t, fakeOpts{caps: []string{"OVER", "LIST ACTIVE"}, groups: []*fakeGroup{smallGroup("misc.test", arts...)}})
 	c, _ := newClient(t, &nntp.Driver{Server: f.addr})
-	resp, err := headOf(t, c, "news:"+strings.Trim(arts[0].id, "<>"))
+	resp, err := fetchtest.Head(t, c, "news:"+strings.Trim(arts[0].id, "<>"))
 	if err != nil || resp.Kind != fetch.Document || resp.Meta.Get("Subject") != arts[0].subject || resp.Modified.IsZero() || resp.Length != -1 {
 		t.Errorf("Head(news:id) = %+v, %v", resp, err)
 	}
-	resp, err = headOf(t, c, "nntp://"+f.addr+"/misc.test/2")
+	resp, err = fetchtest.Head(t, c, "nntp://"+f.addr+"/misc.test/2")
 	if err != nil || resp.Meta.Get("Message-Id") != arts[1].id || resp.Meta.Get("Bytes") == "" || resp.Meta.Get("Lines") == "" {
 		t.Errorf("Head(nntp://.../misc.test/2) = %+v, %v; want the header, Bytes and Lines", resp, err)
 	}
-	resp, err = headOf(t, c, "news:misc.test")
+	resp, err = fetchtest.Head(t, c, "news:misc.test")
 	if err != nil || resp.Kind != fetch.Listing || resp.Meta.Get("Nntp-High") != "2" || !strings.HasPrefix(resp.Status, "211 ") {
 		t.Errorf("Head(news:misc.test) = %+v, %v", resp, err)
 	}
-	resp, err = headOf(t, c, "news:*")
+	resp, err = fetchtest.Head(t, c, "news:*")
 	if err != nil || resp.Kind != fetch.Listing || resp.Status != "200 fake news server ready" {
 		t.Errorf("Head(news:*) = %+v, %v; want the greeting", resp, err)
 	}
-	if _, err := headOf(t, c, "news:none@fake.test"); !errors.Is(err, fetch.ErrNotFound) {
+	if _, err := fetchtest.Head(t, c, "news:none@fake.test"); !errors.Is(err, fetch.ErrNotFound) {
 		t.Errorf("Head(missing) = %v, want ErrNotFound", err)
 	}
 	if _, body := fetchBody(t, c, "news:"+strings.Trim(arts[0].id, "<>")); body != arts[0].posted() {
@@ -139,7 +116,7 @@ func TestHeadHostile_FakeServer(t *testing.T) {
 			if strings.Contains(raw, "%s") {
 				raw = strings.Replace(raw, "%s", f.addr, 1)
 			}
-			resp, err := headOf(t, c, raw)
+			resp, err := fetchtest.Head(t, c, raw)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Errorf("Head(%s) = %v, want %v", raw, err, tt.err)

@@ -2,39 +2,17 @@ package wais
 
 import (
 	"context"
-	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/fetch/fetchtest"
 )
 
 // transfers reports whether a traced WAIS or Z39.50 request transfers a
 // document or records: a retrieval, a PresentRequest.
 func transfers(line string) bool {
 	return strings.Contains(line, "retrieve") || strings.HasPrefix(line, "PresentRequest")
-}
-
-// headOf asks c for rawURL's metadata (fetch.Request.Head).
-func headOf(t *testing.T, c *fetch.Client, rawURL string) (*fetch.Response, error) {
-	t.Helper()
-	req, err := c.NewRequest(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Head = true
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	resp, err := c.Do(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if b, err := io.ReadAll(resp.Body); err != nil || len(b) > 0 {
-		t.Errorf("Head(%q) Body = %q, %v; want nothing", rawURL, b, err)
-	}
-	resp.Body.Close()
-	return resp, nil
 }
 
 // Issue 22, point 2, on the WAIS replay server (freeWAIS's recorded
@@ -45,18 +23,18 @@ func TestHeadWAIS_ReplayServer(t *testing.T) {
 	srv := newReplayServer(t)
 	asked := false
 	c := testClient(t, &Driver{Prompt: func(context.Context, string) (string, error) { asked = true; return "x", nil }})
-	resp, err := headOf(t, c, srv.url("test-db"))
+	resp, err := fetchtest.Head(t, c, srv.url("test-db"))
 	if err != nil || resp.Kind != fetch.Listing || resp.Meta.Get("Wais-Hits") != "2" || resp.Meta["Wais-Description"][0] != "Information on database: test-db" {
 		t.Errorf("Head(database) = %+v, %v; want the description's two headlines", resp, err)
 	}
 	if asked {
 		t.Error("Head(database) asked for words")
 	}
-	resp, err = headOf(t, c, srv.url("test-db?flamingo"))
+	resp, err = fetchtest.Head(t, c, srv.url("test-db?flamingo"))
 	if err != nil || resp.Kind != fetch.Listing || resp.Meta.Get("Wais-Hits") == "" || resp.Meta.Get("Wais-Description") != "" {
 		t.Errorf("Head(search) = %+v, %v; want a hit count", resp, err)
 	}
-	resp, err = headOf(t, c, srv.url("test-db/TEXT/311/"+encodeWPath(docID06)))
+	resp, err = fetchtest.Head(t, c, srv.url("test-db/TEXT/311/"+encodeWPath(docID06)))
 	if err != nil || resp.Kind != fetch.Document || resp.Length != 311 || resp.Type != "text/plain" || resp.Meta.Get("Wais-Metadata") == "" {
 		t.Errorf("Head(document) = %+v, %v; want the URL's 311 bytes of text/plain", resp, err)
 	}
@@ -75,7 +53,7 @@ func TestHeadWAISDiagnostics_ReplayServer(t *testing.T) {
 	srv := newReplayServer(t)
 	srv.reply = srv.v["W8"]
 	c := testClient(t, &Driver{})
-	_, err := headOf(t, c, srv.url("test-db?flamingo"))
+	_, err := fetchtest.Head(t, c, srv.url("test-db?flamingo"))
 	_, ferr := c.Fetch(t.Context(), srv.url("test-db?flamingo"))
 	if err == nil || ferr == nil || err.Error() != ferr.Error() {
 		t.Errorf("a search answered with diagnostics only: Head's error %v, Fetch's %v; want the same error", err, ferr)
