@@ -13,6 +13,7 @@ const (
 	cHost                 // what a domain name or IPv4 address is made of
 	cHex                  // 0-9 A-F a-f
 	cSchemeCh             // what a scheme name is made of
+	cLabel                // what a host name label is made of: cHost less "."
 
 	// cXchar is every byte that may stand unencoded in a URL: xchar of the
 	// BNF, less "%", which must begin an escape.
@@ -38,11 +39,25 @@ var class = func() (t [256]uint16) {
 	set("{}|\\^~[]", cNational)
 	set(";/?:@&=", cReserved)
 	set("-._", cHost)
+	for c := range t {
+		if t[c]&cHost != 0 && c != '.' {
+			t[c] |= cLabel
+		}
+	}
 	set("+-.", cSchemeCh)
 	return t
 }()
 
 func is(c byte, bits uint16) bool { return class[c]&bits != 0 }
+
+// xchar is is(c, cXchar) as a table of its own, for Parse's scan of every
+// byte: one load a byte, no mask.
+var xchar = func() (t [256]bool) {
+	for c := range t {
+		t[c] = is(byte(c), cXchar)
+	}
+	return t
+}()
 
 // Component names a part of a URL for Escape: each part has its own set of
 // bytes that must be encoded.

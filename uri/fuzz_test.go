@@ -76,20 +76,73 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// parseMix is a realistic mix of URLs of every scheme, none with escapes
-// but the gopher search.
+// FuzzNormalize (issue 25, point 4): the Normalize form of every URL
+// Parse accepts parses, normalizing it again changes nothing, and it is
+// Equal to its source (checkNormal).
+func FuzzNormalize(f *testing.F) {
+	for _, s := range specURLs {
+		f.Add(s)
+	}
+	for _, s := range []string{
+		"HTTP://B%C3%BCcher.Example:080/a%7e%2f{x}?q=%41%2b#%7E",
+		"gopher://h:70/%31", "gopher://h/0a%2F%3F%09s%09+", "mailto:%2F%2Fx@h?to=a%40b&subject=%41",
+		"news:%3Ca%40b%3E", "nntp://h/g/007", "telnet://u:p@h", "wais://h/d%2Fb/T/x%2Fy", "wais://h/db?a%20b+c",
+		"file://LOCALHOST/a%3Bb", "file:/x", "prospero://h/a%3Bb;f=a=b", "ftp://@h/a%3Btype=a/b;type=D",
+		"http://[::ffff:1.2.3.4]/", "x-new://u%3A@h/%41?%2B",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkNormal(t, s)
+	})
+}
+
+// FuzzStrict (issue 25, point 4): Strict never panics, and what it
+// reports holds together (checkDepartures): in order, within the URL,
+// each with a section, a rule and a fix, and none for a URL with an
+// unsafe or non-ASCII character; for the URL's Normalize form too.
+func FuzzStrict(f *testing.F) {
+	for _, s := range specURLs {
+		f.Add(s)
+	}
+	for _, s := range []string{
+		"http://a_b.example:/~x/ü?a/b#{frag}~", "news:%3C1234@h_x.example%3E", "news:comp.lang.c++",
+		"nntp://u:p@h/g/1/2", "wais://h/db/TEXT/a/b?x", "prospero://h/n;f=a=b;g", "file:/a;b",
+		"mailto:a@x,b@y?s=1", "telnet://h/x", "http://bücher.example./", "http://[::1]:/",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := Parse(s)
+		if err != nil {
+			return
+		}
+		checkDepartures(t, u, u.Strict())
+		n := u.Normalize()
+		checkDepartures(t, n, n.Strict())
+	})
+}
+
+// parseMix is a realistic mix of valid URLs of every scheme the package
+// knows, none with escapes but the gopher search: the corpus of the
+// BenchmarkParse and BenchmarkNetURLParse pair (issue 25, point 3).
 var parseMix = []string{
 	"http://www.example.com/index.html",
 	"https://go.dev/doc/effective_go?lang=en#names",
 	"ftp://ftp.example.org/pub/linux/kernel/v6.x/linux-6.1.tar.xz",
 	"ftp://anonymous:guest@ftp.example.org:2121/incoming/report.txt;type=a",
+	"ftps://ftp.example.org/pub/README",
 	"gopher://gopher.floodgap.com/1/world",
 	"gopher://gopher.example.org:7070/7/search%09veronica",
 	"mailto:someone@example.com",
 	"news:comp.infosystems.www.misc",
 	"news:12345667123@info.cern.ch",
+	"snews:comp.lang.go",
 	"nntp://news.example.com:119/comp.lang.go/4242",
+	"nntps://news.example.com/comp.lang.go",
 	"telnet://user@bbs.example.com:2323/",
+	"rlogin://guest@host.example.org",
+	"tn3270://mainframe.example.org:2323",
 	"wais://quake.think.com/wais-discussion-archives?lynch",
 	"file:///usr/share/doc/README",
 	"prospero://host.dom//pros/name;OBJECT-VERSION=3",
@@ -99,25 +152,42 @@ var parseMix = []string{
 // as it does in real use.
 var sink *URL
 
+// BenchmarkParse and BenchmarkNetURLParse are a pair: the same corpus
+// through Parse and through net/url.Parse. Compare them in one run:
+//
+//	go test -run '^$' -bench 'Parse$' -count 10 ./uri > bench.txt
+//	benchstat -col /name bench.txt     (or read the two rows)
 func BenchmarkParse(b *testing.B) {
-	b.Run("uri", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			u, err := Parse(parseMix[i%len(parseMix)])
-			if err != nil {
-				b.Fatal(err)
-			}
-			sink = u
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		u, err := Parse(parseMix[i])
+		if err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("net-url", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			if _, err := url.Parse(parseMix[i%len(parseMix)]); err != nil {
-				b.Fatal(err)
-			}
+		sink = u
+		if i++; i == len(parseMix) {
+			i = 0
 		}
-	})
+	}
+}
+
+// netSink is sink for net/url's URLs.
+var netSink *url.URL
+
+func BenchmarkNetURLParse(b *testing.B) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		u, err := url.Parse(parseMix[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		netSink = u
+		if i++; i == len(parseMix) {
+			i = 0
+		}
+	}
 }
 
 func TestParseAllocs(t *testing.T) {

@@ -27,7 +27,7 @@ const (
 
 const synopsis = `fetch [options] URL...
 fetch [options] -i FILE
-fetch parse [--json] URL
+fetch parse [--json] [--strict] URL
 fetch resolve BASE REF...
 fetch extract [--json] [FILE]
 fetch help [SCHEME|json]
@@ -236,7 +236,13 @@ func writeHelp(w io.Writer, flags []cli.Flag) {
 	}
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commandDocs {
-		wrap(w, fmt.Sprintf("  %-28s", c.usage), strings.Repeat(" ", optionColumn), c.text, helpWidth)
+		first := fmt.Sprintf("  %-28s", c.usage)
+		if len(first) > optionColumn {
+			// A long usage has a line of its own, as a long option has.
+			fmt.Fprintln(w, "  "+c.usage)
+			first = strings.Repeat(" ", optionColumn)
+		}
+		wrap(w, first, strings.Repeat(" ", optionColumn), c.text, helpWidth)
 	}
 	fmt.Fprintln(w, "\nSchemes (fetch help SCHEME for each):")
 	var names []string
@@ -282,7 +288,7 @@ var examples = []string{
 type commandDoc struct{ name, usage, text string }
 
 var commandDocs = []commandDoc{
-	{"parse", "parse [--json] URL", "show how fetch reads URL: its scheme's parts, decoded"},
+	{"parse", "parse [--json] [--strict] URL", "show how fetch reads URL: its scheme's parts, decoded; with --strict, every departure from RFC 1738 (exit 3)"},
 	{"resolve", "resolve BASE REF...", "expand relative references against BASE (RFC 1630, RFC 3986)"},
 	{"extract", "extract [--json] [FILE]", "find the URLs in text (<URL:...>, bare http://...), one a line"},
 	{"help", "help [SCHEME|json]", "this help, what one scheme's URLs mean and its options, or the records of --json"},

@@ -24,7 +24,11 @@ func parseCommand(stdout io.Writer) *cli.Command {
 		Name:      "parse",
 		Usage:     "show every part of a URL, generic and scheme-specific",
 		ArgsUsage: "URL",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
+			&cli.BoolFlag{Name: "strict", Usage: "print every departure from RFC 1738 (offset, section, fix), " +
+				"nothing if there is none; exit 3 if there are any"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return cli.Exit("parse takes one URL", exitUsage)
@@ -34,6 +38,9 @@ func parseCommand(stdout io.Writer) *cli.Command {
 			if err != nil {
 				return cli.Exit(explainParseError(raw, err), exitURL)
 			}
+			if c.Bool("strict") {
+				return printStrict(stdout, u, c.Bool("json"))
+			}
 			p := describe(u)
 			if c.Bool("json") {
 				return json.NewEncoder(stdout).Encode(p)
@@ -42,6 +49,41 @@ func parseCommand(stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// printStrict writes where u departs from RFC 1738 (issue 25): one line
+// each, or one JSON object; a URL with departures is exit 3.
+func printStrict(w io.Writer, u *uri.URL, asJSON bool) error {
+	ds := u.Strict()
+	if asJSON {
+		type departure struct {
+			Offset  int    `json:"offset"`
+			Section string `json:"section"`
+			Rule    string `json:"rule"`
+			Fix     string `json:"fix"`
+		}
+		out := struct {
+			URL        string      `json:"url"`
+			Departures []departure `json:"departures"`
+		}{URL: u.Redacted(), Departures: []departure{}}
+		for _, d := range ds {
+			out.Departures = append(out.Departures, departure(d))
+		}
+		if err := json.NewEncoder(w).Encode(out); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range ds {
+			fmt.Fprintln(w, d)
+		}
+	}
+	switch len(ds) {
+	case 0:
+		return nil
+	case 1:
+		return cli.Exit(u.Redacted()+": 1 departure from RFC 1738", exitURL)
+	}
+	return cli.Exit(fmt.Sprintf("%s: %d departures from RFC 1738", u.Redacted(), len(ds)), exitURL)
 }
 
 // explainParseError says what is wrong with raw, points at the offending
