@@ -34,6 +34,7 @@ const tunnelWait = 30 * time.Second
 
 // tunnel answers a CONNECT by speaking Gopher inside it.
 func (x *exchange) tunnel() {
+	x.input = x.r.Host
 	host, portText, err := net.SplitHostPort(x.r.Host)
 	port, perr := strconv.Atoi(portText)
 	if err != nil || perr != nil || port < 1 || port > 65535 || host == "" {
