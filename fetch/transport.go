@@ -1,9 +1,11 @@
 package fetch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -51,16 +53,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r.Head = head
 	if !head {
-		r.Offset = rangeStart(req.Header)
+		r.Offset = RangeOffset(req.Header)
 	}
-	resp, err := t.Client.Do(req.Context(), r)
-	if err == nil && r.Offset > 0 && resp.Offset == r.Offset && resp.Length < 0 && resp.Kind == Document {
-		// Resumed, but of unknown length: no Content-Range can say
-		// which bytes these are. The whole resource, then.
-		resp.Body.Close()
-		r.Offset = 0
-		resp, err = t.Client.Do(req.Context(), r)
-	}
+	resp, err := t.Client.DoRange(req.Context(), r)
 	if err != nil {
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -76,36 +71,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			h[k] = v
 		}
 	}
-	if resp.Type != "" {
-		h.Set("Content-Type", resp.Type)
-	}
-	if resp.Length >= 0 {
-		h.Set("Content-Length", strconv.FormatInt(resp.Length, 10))
-	}
-	if !resp.Modified.IsZero() {
-		h.Set("Last-Modified", resp.Modified.UTC().Format(http.TimeFormat))
+	code := ReplyHeader(r, resp, h)
+	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	if code == http.StatusRequestedRangeNotSatisfiable {
+		status = "416 Range Not Satisfiable" // RFC 9110's name
 	}
 	body := resp.Body
 	if head {
 		body.Close()
 		body = http.NoBody
-	}
-	status, code := "200 OK", http.StatusOK
-	switch {
-	case resp.Kind == Redirect:
-		// The Client's CheckRedirect said ErrUseLastResponse: the
-		// redirect itself, for the http.Client to judge in turn.
-		status, code = "302 Found", http.StatusFound
-		h.Set("Location", resp.Location.String())
-	case r.Offset > 0 && resp.Offset == r.Offset && resp.Length == 0:
-		// RFC 9110 section 14.4: a start at the end is no range of the
-		// resource.
-		status, code = "416 Range Not Satisfiable", http.StatusRequestedRangeNotSatisfiable
-		h.Set("Content-Range", "bytes */"+strconv.FormatInt(resp.Offset, 10))
-	case r.Offset > 0 && resp.Offset == r.Offset:
-		status, code = "206 Partial Content", http.StatusPartialContent
-		last, total := resp.Offset+resp.Length-1, resp.Offset+resp.Length
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", resp.Offset, last, total))
 	}
 	return &http.Response{
 		Status:        status,
@@ -119,9 +93,64 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
-// rangeStart reads the one Range RoundTrip honours, "bytes=N-", and
-// returns N; 0 for every other Range and for none.
-func rangeStart(h http.Header) int64 {
+// DoRange is Do for a Request whose Offset an HTTP request's Range asked
+// for (RangeOffset): when the driver resumed at r.Offset but cannot say
+// the resource's length, no Content-Range can say which bytes the Body
+// holds, so the whole resource is fetched instead and r.Offset set to 0.
+// Transport and an HTTP gateway (fetch serve) answer with its Response.
+func (c *Client) DoRange(ctx context.Context, r *Request) (*Response, error) {
+	resp, err := c.Do(ctx, r)
+	if err == nil && r.Offset > 0 && resp.Offset == r.Offset && resp.Length < 0 && resp.Kind == Document {
+		resp.Body.Close()
+		r.Offset = 0
+		resp, err = c.Do(ctx, r)
+	}
+	return resp, err
+}
+
+// ReplyHeader sets in h the header fields with which an HTTP server
+// answers with resp, the Response to r (from DoRange), and returns the
+// status code: Content-Type (a media type that does not parse is
+// application/octet-stream), Content-Length and Last-Modified as resp
+// says them; for a Redirect (a CheckRedirect's ErrUseLastResponse), 302
+// and its Location; for a resource resumed at r.Offset > 0, 206 and its
+// Content-Range, or 416 when that offset is the resource's end (RFC 9110
+// section 14.4: a start at the end is no range of the resource); else 200.
+// It leaves resp.Meta out: which of a protocol's fields may become the
+// reply's is the server's decision.
+func ReplyHeader(r *Request, resp *Response, h http.Header) int {
+	if resp.Type != "" {
+		typ := resp.Type
+		if _, _, err := mime.ParseMediaType(typ); err != nil || strings.ContainsAny(typ, "\r\n\x00") {
+			typ = "application/octet-stream"
+		}
+		h.Set("Content-Type", typ)
+	}
+	if resp.Length >= 0 {
+		h.Set("Content-Length", strconv.FormatInt(resp.Length, 10))
+	}
+	if !resp.Modified.IsZero() {
+		h.Set("Last-Modified", resp.Modified.UTC().Format(http.TimeFormat))
+	}
+	switch {
+	case resp.Kind == Redirect:
+		h.Set("Location", resp.Location.String())
+		return http.StatusFound
+	case r.Offset > 0 && resp.Offset == r.Offset && resp.Length == 0:
+		h.Set("Content-Range", "bytes */"+strconv.FormatInt(resp.Offset, 10))
+		return http.StatusRequestedRangeNotSatisfiable
+	case r.Offset > 0 && resp.Offset == r.Offset:
+		last, total := resp.Offset+resp.Length-1, resp.Offset+resp.Length
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", resp.Offset, last, total))
+		return http.StatusPartialContent
+	}
+	return http.StatusOK
+}
+
+// RangeOffset reads the one Range that Transport and fetch serve honour,
+// "bytes=N-", and returns N; 0 for every other Range and for none. A
+// Range with If-Range is ignored: its validator is not evaluated.
+func RangeOffset(h http.Header) int64 {
 	rs := h.Values("Range")
 	if len(rs) != 1 || h.Get("If-Range") != "" {
 		return 0

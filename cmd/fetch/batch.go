@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	jsonrec "github.com/urlfetch/urlfetch/internal/records"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -71,17 +72,17 @@ func fetchJob(ctx context.Context, o *options, raw string, t target, stdout io.W
 	msgs := o.progress.writer()
 	begin := time.Now()
 	sk := newSink(o, raw, t.path, stdout, msgs)
-	rec := &doneRecord{Input: sk.masked, URL: sk.masked, Output: sk.output()}
+	rec := &jsonrec.Done{Input: sk.masked, URL: sk.masked, Output: sk.output()}
 	finish := func(code int, err error) int {
 		rec.Duration = time.Since(begin).Seconds()
-		rec.ExitCode = code
 		rec.Bytes = sk.written
 		if err != nil {
-			rec.Kind, rec.Class, rec.Message = kindError, className(err), errorMessage(err)
+			rec.Fail(err, errorMessage(err))
 			fmt.Fprintln(msgs, errorLine(err))
 		}
+		rec.ExitCode = code
 		if o.json {
-			writeRecord(stdout, rec)
+			jsonrec.Write(stdout, rec)
 		}
 		return code
 	}
@@ -95,7 +96,7 @@ func fetchJob(ctx context.Context, o *options, raw string, t target, stdout io.W
 		if !o.quiet {
 			fmt.Fprintln(msgs, "fetch: "+sk.masked+": "+t.skip)
 		}
-		rec.Kind, rec.Message = kindSkipped, t.skip
+		rec.Kind, rec.Message = jsonrec.KindSkipped, t.skip
 		return finish(exitOK, nil)
 	}
 	if t.note != "" && !o.quiet {
@@ -108,7 +109,7 @@ func fetchJob(ctx context.Context, o *options, raw string, t target, stdout io.W
 		rec.Attempts = attempt
 		out, err := fetchOne(ctx, o, raw, sk, stdin, stdout, stderr)
 		if out != nil {
-			rec.describe(out, sk)
+			describeOutcome(rec, out, sk)
 		}
 		if err == nil {
 			return finish(exitOK, nil)
@@ -120,8 +121,8 @@ func fetchJob(ctx context.Context, o *options, raw string, t target, stdout io.W
 		delay := retryDelay(attempt)
 		fmt.Fprintf(msgs, "%s; trying again in %v (retry %d of %d)\n", errorLine(err), delay, attempt, o.retry)
 		if o.json {
-			writeRecord(stdout, retryRecord{Kind: kindRetry, Input: sk.masked, Attempt: attempt, Delay: delay.Seconds(),
-				ExitCode: exitCode(err), Class: className(err), Message: errorMessage(err)})
+			jsonrec.Write(stdout, jsonrec.Retry{Kind: jsonrec.KindRetry, Input: sk.masked, Attempt: attempt, Delay: delay.Seconds(),
+				ExitCode: exitCode(err), Class: jsonrec.Class(err), Message: errorMessage(err)})
 		}
 		select {
 		case <-time.After(delay):

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
+	jsonrec "github.com/urlfetch/urlfetch/internal/records"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -174,7 +175,7 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 	defer resp.Body.Close()
 	out := &outcome{resp: resp}
 	if o.head {
-		out.kind = kindHead
+		out.kind = jsonrec.KindHead
 		if o.json {
 			return out, nil // the record is the output
 		}
@@ -183,7 +184,7 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 
 	switch resp.Kind {
 	case fetch.Listing:
-		out.kind = kindListing
+		out.kind = jsonrec.KindListing
 		body := &readError{ReadCloser: resp.Body}
 		resp.Body = body
 		if o.raw {
@@ -195,7 +196,7 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 			return writeListing(w, o, sk, resp, body, &out.entries)
 		})
 	case fetch.Session:
-		out.kind = kindSession
+		out.kind = jsonrec.KindSession
 		if o.json {
 			// Standard output is the records': the session is shown
 			// on standard error.
@@ -203,17 +204,17 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 		}
 		return out, runSession(ctx, resp, stdin, stdout)
 	case fetch.Sent:
-		out.kind = kindSent
+		out.kind = jsonrec.KindSent
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		if resp.Status == "" {
 			resp.Status = strings.TrimSpace(string(b))
 		}
 		if !o.quiet {
-			fmt.Fprintf(o.progress.writer(), "fetch: sent to %s: %s\n", resp.URL.Redacted(), safeText(oneLine(string(b))))
+			fmt.Fprintf(o.progress.writer(), "fetch: sent to %s: %s\n", resp.URL.Redacted(), safeText(jsonrec.OneLine(string(b))))
 		}
 		return out, resp.Body.Close()
 	default:
-		out.kind = kindDocument
+		out.kind = jsonrec.KindDocument
 		buf := copyBuffers.Get().(*[]byte)
 		defer copyBuffers.Put(buf)
 		bar := startBar(o, resp, sk.path)
@@ -272,22 +273,15 @@ func errorMessage(err error) string {
 	return msg
 }
 
-// errorParts are the URL an error names and what went wrong. The name of
-// the driver that a library error starts with ("ftp: ...") goes, for the
-// URL names its scheme already; a timeout names the option that sets it;
-// an interrupted fetch says so rather than "context canceled".
+// errorParts are the URL an error names and what went wrong, as every
+// record's message says it (records.ErrorParts), with what the command
+// adds: a guess at the URL meant by what does not parse, the option that
+// sets a timeout, how to trust a certificate.
 func errorParts(err error) (url, msg string) {
-	msg = err.Error()
+	url, msg = jsonrec.ErrorParts(err)
 	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		url, msg = fe.URL, fe.Err.Error()
-		if fe.Op == "parse" {
-			msg = "not a URL: " + msg + suggestURL(fe.URL)
-		}
-	}
-	msg = oneLine(msg)
-	if url != "" {
-		msg = dropDriverName(url, msg)
+	if errors.As(err, &fe) && fe.Op == "parse" {
+		msg += suggestURL(fe.URL)
 	}
 	var te *fetch.TimeoutError
 	var ge *gaveUpError
@@ -295,7 +289,7 @@ func errorParts(err error) (url, msg string) {
 	case errors.As(err, &ge):
 		msg = ge.Error()
 	case errors.Is(err, context.Canceled):
-		msg = "interrupted"
+		// records.ErrorParts says "interrupted".
 	case errors.As(err, &te):
 		msg = strings.Replace(msg, te.Error(), te.Error()+" (--"+te.Wait+"-timeout)", 1)
 	case errors.As(err, new(*fetch.CertificateError)):
@@ -314,19 +308,6 @@ func loginWarning(raw string) string {
 		return ""
 	}
 	return "fetch: warning: " + u.Redacted() + ": RFC 1738 section 3.3 defines no user or password in http URLs; sending them as Basic authorization (-u USER or ~/.netrc keep them out of the URL)"
-}
-
-// driverNames are the prefixes the drivers' errors start with.
-var driverNames = []string{"ftp", "http", "gopher", "nntp", "wais", "file", "mailto", "telnet"}
-
-// dropDriverName takes the driver's name off the front of msg.
-func dropDriverName(url, msg string) string {
-	for _, d := range driverNames {
-		if rest, ok := strings.CutPrefix(msg, d+": "); ok && rest != "" {
-			return rest
-		}
-	}
-	return msg
 }
 
 // gaveUpError is a fetch that --timeout ended.
@@ -373,11 +354,6 @@ func suggestURL(s string) string {
 func fileExists(name string) bool {
 	_, err := os.Stat(name)
 	return err == nil
-}
-
-// oneLine folds a multi-line server reply into one line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\r", "")), " ")
 }
 
 // copyBufferSize is the buffer a transfer copies through: large enough that a

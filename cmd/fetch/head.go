@@ -32,7 +32,7 @@ func checkHeadOptions(o *options) error {
 // on a line of its own. A value is what a server sent: what a terminal
 // would act on is shown escaped (safeText), so that none starts a line of
 // its own or reaches the terminal. With --json the head record says the
-// same (records.go).
+// same (internal/records).
 func writeHead(w io.Writer, resp *fetch.Response) error {
 	var b strings.Builder
 	line := func(name, value string) {

@@ -30,6 +30,7 @@ fetch [options] -i FILE
 fetch parse [--json] [--strict] URL
 fetch resolve BASE REF...
 fetch extract [--json] [FILE]
+fetch serve [--listen HOST:PORT] [options]
 fetch help [SCHEME|json]
 fetch completion bash|zsh|fish`
 
@@ -291,6 +292,7 @@ var commandDocs = []commandDoc{
 	{"parse", "parse [--json] [--strict] URL", "show how fetch reads URL: its scheme's parts, decoded; with --strict, every departure from RFC 1738 (exit 3)"},
 	{"resolve", "resolve BASE REF...", "expand relative references against BASE (RFC 1630, RFC 3986)"},
 	{"extract", "extract [--json] [FILE]", "find the URLs in text (<URL:...>, bare http://...), one a line"},
+	{"serve", "serve [--listen HOST:PORT]", "an HTTP gateway (proxy) and portal to every scheme safe for the web, on 127.0.0.1:7070: curl -x http://127.0.0.1:7070 gopher://host/1/, or http://127.0.0.1:7070/gopher://host/1/ in a browser (fetch serve --help)"},
 	{"help", "help [SCHEME|json]", "this help, what one scheme's URLs mean and its options, or the records of --json"},
 	{"completion", "completion bash|zsh|fish", "a shell completion script: source <(fetch completion bash)"},
 }

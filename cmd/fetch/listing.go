@@ -7,6 +7,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
+	jsonrec "github.com/urlfetch/urlfetch/internal/records"
 )
 
 // A listing (a directory, a gopher menu, a news group, search results)
@@ -33,7 +34,7 @@ func writeListing(w io.Writer, o *options, sk *sink, resp *fetch.Response, body 
 			// One line that does not parse: said, and the listing goes on.
 			fmt.Fprintln(o.progress.writer(), errorLine(&fetch.Error{Op: "list", URL: listing, Err: err}))
 			if o.json {
-				if err := writeRecord(sk.stdout, entryErrorRecord(sk, listing, err)); err != nil {
+				if err := jsonrec.Write(sk.stdout, jsonrec.EntryError{Kind: jsonrec.KindEntryError, Input: sk.masked, Listing: listing, Class: jsonrec.Class(err), Message: err.Error()}); err != nil {
 					return &writeError{err}
 				}
 			}
@@ -46,23 +47,12 @@ func writeListing(w io.Writer, o *options, sk *sink, resp *fetch.Response, body 
 			}
 		}
 		if o.json {
-			if err := writeRecord(sk.stdout, entryRecord{Kind: kindEntry, Input: sk.masked, Listing: listing, Entry: e}); err != nil {
+			if err := jsonrec.Write(sk.stdout, jsonrec.Entry{Kind: jsonrec.KindEntry, Input: sk.masked, Listing: listing, Entry: e}); err != nil {
 				return &writeError{err}
 			}
 		}
 	}
 	return nil
-}
-
-// entryErrorRecord is the record of a listing line that does not parse.
-func entryErrorRecord(sk *sink, listing string, err error) any {
-	return struct {
-		Kind    string `json:"kind"`
-		Input   string `json:"input"`
-		Listing string `json:"listing"`
-		Class   string `json:"class"`
-		Message string `json:"message"`
-	}{kindEntryError, sk.masked, listing, className(err), err.Error()}
 }
 
 // writeRawListing copies the listing's bytes, as the server sent them,

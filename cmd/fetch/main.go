@@ -162,7 +162,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 		},
 		Commands: []*cli.Command{
 			parseCommand(stdout), resolveCommand(stdout), extractCommand(stdin, stdout),
-			helpCommand(stdout, flags), completionCommand(stdout, flags),
+			helpCommand(stdout, flags), completionCommand(stdout, flags), serveCommand(stderr),
 		},
 	}
 	for _, cmd := range app.Commands {

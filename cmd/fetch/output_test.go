@@ -358,19 +358,6 @@ func TestSafeText(t *testing.T) {
 	}
 }
 
-func TestEscapeJSONControls(t *testing.T) {
-	var b bytes.Buffer
-	writeRecord(&b, map[string]string{"n": "a\x1b\u009b\u202e\x7fb"})
-	want := `{"n":"a\u001b\u009b\u202e\u007fb"}` + "\n"
-	if b.String() != want {
-		t.Errorf("writeRecord = %q, want %q", b.String(), want)
-	}
-	var m map[string]string
-	if err := json.Unmarshal(b.Bytes(), &m); err != nil || m["n"] != "a\x1b\u009b\u202e\x7fb" {
-		t.Errorf("read back: %q, %v", m["n"], err)
-	}
-}
-
 func TestConnectTo(t *testing.T) {
 	rules := []connectRule{}
 	for _, v := range []string{"example.org:443:127.0.0.1:18443", "[::1]:80:[::1]:8080", "ftp.example.org::127.0.0.1:", ":119::18119"} {

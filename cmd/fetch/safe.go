@@ -3,8 +3,9 @@ package main
 import (
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	jsonrec "github.com/urlfetch/urlfetch/internal/records"
 )
 
 // Terminal safety (issue 22, point 5). Whatever a server sent — a file
@@ -15,16 +16,12 @@ import (
 // a bidirectional override that shows a name other than it is. Such text
 // is shown escaped, as ls does: the messages and traces on standard error
 // always, a listing when it goes to a terminal. --json escapes them in
-// its own way (records.go), and documents, --raw listings and files keep
+// its own way (internal/records), and documents, --raw listings and files keep
 // their exact bytes.
 
 // terminalControl reports whether r is a character a terminal may act on
-// rather than show: C0 controls, DEL, C1 controls (U+0080-U+009F, which
-// some terminals take as 8-bit CSI and OSC), and the bidirectional
-// controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).
-func terminalControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r)
-}
+// rather than show (records.TerminalControl, which --json escapes too).
+func terminalControl(r rune) bool { return jsonrec.TerminalControl(r) }
 
 // safeText returns s with every terminal control written as an escape
 // (\t, \n, \r, \e, \x07, \u202e) and every byte that is not UTF-8 as \xNN.

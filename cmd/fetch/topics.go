@@ -166,7 +166,7 @@ func findTopic(name string) *topic {
 }
 
 // jsonHelp is "fetch help json" and the man page's JSON OUTPUT section:
-// the records of --json (records.go), in words; records.schema.json says
+// the records of --json (internal/records), in words; records.schema.json says
 // the same to a program.
 var jsonHelp = struct {
 	paragraphs []string
@@ -175,7 +175,7 @@ var jsonHelp = struct {
 	paragraphs: []string{
 		"--json writes JSON Lines on standard output: one record a line, one per event, each an object " +
 			"with \"kind\" and \"input\" (the URL as given, its password masked), so the records of several " +
-			"URLs can be told apart. Their schema is records.schema.json in fetch's source (cmd/fetch).",
+			"URLs can be told apart. Their schema is records.schema.json in fetch's source (internal/records).",
 		"A URL gives zero or more \"entry\" records, its listing's entries as they stream in: listing (the " +
 			"listing's URL), name, url (the entry's own), type (file, dir, link, info, search, session, " +
 			"article, group, error or other, whatever the scheme), size (-1: unknown), time, title, media (a " +

@@ -493,47 +493,99 @@ func (d *Driver) form(ctx context.Context, req *fetch.Request, g *uri.Gopher) (*
 			return nil, errorf(fetch.ErrUnsupported, g.Selector, "the form asks for a local file to send (ChooseF: %s), which this client does not send", q.Prompt)
 		}
 	}
-	submit := *g
-	submit.Plus = "+\t1"
-	lines := []string{submit.Request() + "\r\n", "+-1\r\n"}
-	secret := map[int]bool{}
-	for _, q := range qs {
+	answers := make([]string, len(qs))
+	for i, q := range qs {
 		a, err := d.Ask(ctx, q)
 		if err != nil {
 			return nil, err
 		}
+		answers[i] = a
+	}
+	block, secret, err := formBlock(qs, answers)
+	if err != nil {
+		return nil, err
+	}
+	submit := *g
+	submit.Plus = "+\t1"
+	lines := append([]string{submit.Request() + "\r\n"}, block...)
+	sent := map[int]bool{}
+	for i, q := range qs {
+		if q.Kind == "AskP" {
+			req.AddSecret(answers[i])
+		}
+	}
+	for i := range secret {
+		sent[i+1] = true
+	}
+	if req.Tracing() && len(secret) == 0 {
+		filled := *g
+		filled.Plus = "+\t1\r\n" + strings.Join(block, "")
+		filled.HasSearch = true
+		req.Tracef(fetch.Note, "the filled-in form as a URL: %s", filled.String())
+	}
+	return d.retrieve(ctx, req, g, lines, sent, true)
+}
+
+// formBlock is the data block that answers the questions qs of a +ASK
+// form with answers, one per question (a Note's is ignored), as Gopher+
+// section 2.8 sends it: "+-1", one line per answer (an AskL answer as its
+// number of lines and then the lines), the "." line, each with its CR LF.
+// A line that begins with "." is dot-stuffed. secret holds the indexes of
+// the lines of AskP answers. An answer holding CR, LF or NUL (but an
+// AskL's line breaks) is refused with ErrUnsafe.
+func formBlock(qs []Question, answers []string) (block []string, secret map[int]bool, err error) {
+	if len(answers) != len(qs) {
+		return nil, nil, fetch.Errorf(fetch.ErrUnsafe, "gopher: %d answers to a form of %d questions", len(answers), len(qs))
+	}
+	block = []string{"+-1\r\n"}
+	secret = map[int]bool{}
+	for i, q := range qs {
 		if q.Kind == "Note" {
 			continue
 		}
-		var answer []string
+		a := answers[i]
+		var lines []string
 		if q.Kind == "AskL" {
-			answer = strings.Split(strings.TrimSuffix(strings.ReplaceAll(a, "\r\n", "\n"), "\n"), "\n")
-			answer = append([]string{fmt.Sprint(len(answer))}, answer...)
+			lines = strings.Split(strings.TrimSuffix(strings.ReplaceAll(a, "\r\n", "\n"), "\n"), "\n")
+			lines = append([]string{fmt.Sprint(len(lines))}, lines...)
 		} else {
-			answer = []string{a}
+			lines = []string{a}
 		}
-		for _, l := range answer {
+		for _, l := range lines {
 			if err := fetch.CheckLine("gopher+ form answer", l); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if strings.HasPrefix(l, ".") {
 				l = "." + l // dot-stuffed, as the block ends at a "." line
 			}
 			if q.Kind == "AskP" {
-				req.AddSecret(a)
-				secret[len(lines)] = true
+				secret[len(block)] = true
 			}
-			lines = append(lines, l+"\r\n")
+			block = append(block, l+"\r\n")
 		}
 	}
-	lines = append(lines, ".\r\n")
-	if req.Tracing() && len(secret) == 0 {
-		filled := *g
-		filled.Plus = "+\t1\r\n" + strings.Join(lines[1:], "")
-		filled.HasSearch = true
-		req.Tracef(fetch.Note, "the filled-in form as a URL: %s", filled.String())
+	return append(block, ".\r\n"), secret, nil
+}
+
+// FilledForm returns g, the URL of an item with a +ASK form, filled in
+// with answers to its questions qs, one per question (a Note's is
+// ignored): the Gopher+ string of RFC 1738 section 3.4.9, "+" TAB "1" CR
+// LF, "+-1" CR LF, the answers each with its CR LF, "." CR LF, which the
+// driver sends as it is. It is how a program that puts the questions to
+// a person itself (an HTTP gateway's HTML form) sends the answers as the
+// driver's own Ask would. An answer holding CR, LF or NUL (but an AskL's
+// line breaks) is refused with ErrUnsafe.
+func FilledForm(g *uri.Gopher, qs []Question, answers []string) (*uri.Gopher, error) {
+	block, _, err := formBlock(qs, answers)
+	if err != nil {
+		return nil, err
 	}
-	return d.retrieve(ctx, req, g, lines, secret, true)
+	filled := *g
+	// Section 3.4.3: a Gopher+ string comes after a search, perhaps
+	// empty.
+	filled.HasSearch = true
+	filled.Plus, filled.HasPlus = "+\t1\r\n"+strings.Join(block, ""), true
+	return &filled, nil
 }
 
 // checkForm accepts the one Gopher+ string that may hold CR LF: a filled-in

@@ -1,5 +1,5 @@
 // Package recordcheck checks the records of fetch --json against their
-// schema, cmd/fetch/records.schema.json, for the tests: every test that
+// schema, internal/records/records.schema.json, for the tests: every test that
 // runs the command with --json passes its output through Check, so every
 // record the test suite produces is validated.
 package recordcheck
@@ -18,7 +18,7 @@ import (
 // schema compiles the schema once per test binary.
 var schema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	_, here, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(here), "..", "..", "cmd", "fetch", "records.schema.json")
+	path := filepath.Join(filepath.Dir(here), "..", "records", "records.schema.json")
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	return c.Compile(path)
