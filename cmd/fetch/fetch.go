@@ -71,16 +71,17 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		createDirs: c.Bool("create-dirs"),
 		remoteTime: c.Bool("remote-time"),
 	}
+	recursive := c.Bool("recursive") || c.Bool("mirror") // -r saves under --dir, resuming partial files
 	switch {
 	case o.output != "" && o.remoteName:
 		return nil, cli.Exit("-o and -O exclude each other", exitUsage)
-	case o.dir != "" && !o.remoteName:
+	case o.dir != "" && !o.remoteName && !recursive:
 		return nil, cli.Exit("--dir goes with -O", exitUsage)
-	case o.resume && o.output == "" && !o.remoteName:
+	case o.resume && o.output == "" && !o.remoteName && !recursive:
 		return nil, cli.Exit("-C continues an output file: it needs -o FILE or -O", exitUsage)
 	case o.resume && o.noClobber:
 		return nil, cli.Exit("-C continues a file that --no-clobber would keep: use one of them", exitUsage)
-	case o.createDirs && o.output == "" && !o.remoteName:
+	case o.createDirs && o.output == "" && !o.remoteName && !recursive:
 		return nil, cli.Exit("--create-dirs makes the directories of -o FILE or of --dir", exitUsage)
 	case o.parallel < 1:
 		return nil, cli.Exit("-P needs a number of 1 or more", exitUsage)

@@ -36,6 +36,9 @@ const (
 	// A line of a listing that does not parse; the listing goes on.
 	kindEntryError = "entry_error"
 	kindError      = "error" // the URL failed
+	// The end of a recursive run (-r): its totals, after a record per
+	// file it saved, found unchanged, did not follow or failed on.
+	kindMirror = "mirror"
 )
 
 // entryRecord is one entry of a listing. URL is the entry's own URL;
