@@ -161,6 +161,7 @@ type Walk struct {
 	mu    sync.Mutex
 	roots []*fetch.Request // the Request each URL given was fetched with
 	hosts map[string]chan struct{}
+	dirs  dirCache
 
 	sum  summaryCounters
 	prog progressCounters
@@ -216,6 +217,7 @@ func (w *Walk) Progress() Progress {
 // URLs are reported (Options.Report) and counted, not returned.
 func (w *Walk) Run(ctx context.Context, urls []string) (Summary, error) {
 	defer w.root.Close()
+	defer w.dirs.close()
 	o := &w.o
 	w.f = newFrontier(cmp(o.MemItems, DefaultMemItems), "")
 	defer w.f.release()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,11 +35,22 @@ func partialName(rel string) string {
 // partialSize is the size of rel's partial file from an earlier run, or
 // 0.
 func (w *Walk) partialSize(rel string) int64 {
-	fi, err := w.root.Lstat(partialName(rel))
+	fi, err := w.lstat(partialName(rel))
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0
 	}
 	return fi.Size()
+}
+
+// lstat is os.Root.Lstat of rel, through the directories kept open.
+func (w *Walk) lstat(rel string) (os.FileInfo, error) {
+	dirName, name := splitRel(rel)
+	dir, release, err := w.dirs.open(w.root, dirName)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return dir.Lstat(name)
 }
 
 // isPage reports whether a document is an HTML page, whose links the walk
@@ -140,20 +152,29 @@ func (w *Walk) discard(resp *fetch.Response, links func(io.Reader) error) error 
 // resource's time (for -N). links, if set, reads the bytes as they are
 // written. It returns the bytes written.
 func (w *Walk) saveDocument(it item, resp *fetch.Response, rel string, links func(io.Reader) error) (int64, error) {
-	if err := w.mkdirs(rel); err != nil {
-		return 0, err
+	dirName, name := splitRel(rel)
+	dir, release, err := w.dirs.open(w.root, dirName)
+	if err != nil {
+		return 0, w.outputError(rel, err)
 	}
-	part := partialName(rel)
-	f, err := w.root.OpenFile(part, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o666)
+	defer release()
+	part := partialName(name)
+	flags := os.O_WRONLY | os.O_CREATE | syscall.O_NOFOLLOW
+	if resp.Offset == 0 {
+		flags |= os.O_TRUNC
+	}
+	f, err := dir.OpenFile(part, flags, 0o666)
 	if err != nil {
 		return 0, w.outputError(rel, err)
 	}
 	defer f.Close()
-	if err := f.Truncate(resp.Offset); err != nil {
-		return 0, w.outputError(rel, err)
-	}
-	if _, err := f.Seek(resp.Offset, io.SeekStart); err != nil {
-		return 0, w.outputError(rel, err)
+	if resp.Offset > 0 {
+		if err := f.Truncate(resp.Offset); err != nil {
+			return 0, w.outputError(rel, err)
+		}
+		if _, err := f.Seek(resp.Offset, io.SeekStart); err != nil {
+			return 0, w.outputError(rel, err)
+		}
 	}
 	body := io.Reader(resp.Body)
 	var ended func(error)
@@ -201,15 +222,21 @@ func (w *Walk) saveDocument(it item, resp *fetch.Response, rel string, links fun
 	if err := f.Close(); err != nil {
 		return n, w.outputError(rel, err)
 	}
-	if err := w.root.Rename(part, rel); err != nil {
+	if err := dir.Rename(part, name); err != nil {
 		return n, w.outputError(rel, err)
 	}
 	return n, nil
 }
 
+// copyBuffers are the buffers documents are copied through, shared by
+// the transfers of a walk rather than one allocated and cleared per file.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
 // copyBody copies src to dst, adding what it copies to *done as it goes.
 func copyBody(dst io.Writer, src io.Reader, done interface{ Add(int64) int64 }) (int64, error) {
-	buf := make([]byte, 128<<10)
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
 	var n int64
 	for {
 		m, rerr := src.Read(buf)
@@ -320,7 +347,7 @@ func (w *Walk) outputError(rel string, err error) error {
 // and MDTM, HTTP HEAD). An unchanged page's links are read from the
 // saved file. It reports whether the item is done with.
 func (w *Walk) timestamp(ctx context.Context, it item, req *fetch.Request, rel string, begin time.Time) bool {
-	fi, err := w.root.Lstat(rel)
+	fi, err := w.lstat(rel)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
