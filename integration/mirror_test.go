@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	gowarc "github.com/nlnwa/gowarc/v3"
 
 	"github.com/urlfetch/urlfetch/internal/outfile"
 )
@@ -343,5 +346,134 @@ func TestMirrorNews(t *testing.T) {
 	second := runMirror(t, dir, "-N", group)
 	if second.sum.Files != 0 || second.sum.Unchanged != 4 {
 		t.Errorf("-N: totals %+v, want no article fetched, 4 unchanged", second.sum)
+	}
+}
+
+// warcRecord is one record read back from a WARC file.
+type warcRecord struct {
+	typ, target, contentType string
+	block                    []byte
+}
+
+// readWARC reads every record of a WARC file with gowarc, an independent
+// reader, strictly, and checks each record's block (and payload) digest.
+func readWARC(t *testing.T, path string) []warcRecord {
+	t.Helper()
+	r, err := gowarc.NewWarcFileReader(path, 0, gowarc.WithStrictValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []warcRecord
+	for rec, err := range r.Records() {
+		if err != nil {
+			t.Fatalf("gowarc: %s: record %d: %v", path, len(out)+1, err)
+		}
+		wr := rec.WarcRecord
+		if len(rec.Validation) > 0 {
+			t.Errorf("gowarc: record %d: %v", len(out)+1, rec.Validation)
+		}
+		raw, err := wr.Block().RawBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := wr.ValidateDigest(); err != nil || len(v) > 0 {
+			t.Errorf("gowarc: record %d (%s): digests: %v %v", len(out)+1, wr.Type(), v, err)
+		}
+		h := wr.WarcHeader()
+		out = append(out, warcRecord{wr.Type().String(), h.Get(gowarc.WarcTargetURI), h.Get(gowarc.ContentType), b})
+		wr.Close()
+	}
+	return out
+}
+
+// --warc-file with -r: a gopher mirror with its cross-link into the FTP
+// site, and nginx's pages, each archived whole: a warcinfo record naming
+// the tool; a resource record per gopher and FTP document and listing
+// (listings as their raw bytes), its block the saved file; a request and
+// a response record per page, the response's payload the saved page.
+// Without -r: one article, as a resource record. gowarc reads every
+// record back and checks its digests.
+func TestMirrorWARC(t *testing.T) {
+	dir := t.TempDir()
+	g := gophernicus(t)
+	runMirror(t, dir, "--warc-file", "gopher", "--schemes", "+ftp", g.url("/1/mirror/"))
+	recs := readWARC(t, filepath.Join(dir, "gopher.warc.gz"))
+	if len(recs) == 0 || recs[0].typ != "warcinfo" || !bytes.Contains(recs[0].block, []byte("software: urlfetch fetch ")) {
+		t.Fatalf("the first record is not a warcinfo naming the tool: %+v", recs[:min(1, len(recs))])
+	}
+	blocks := map[string][]byte{}
+	for _, r := range recs[1:] {
+		if r.typ != "resource" {
+			t.Errorf("record of %s: type %s, want resource", r.target, r.typ)
+		}
+		blocks[r.target] = r.block
+	}
+	ftp := ftpBase(t)
+	for url, file := range map[string]string{
+		g.url("/1/mirror/"):          filepath.Join(g.addr, "mirror", ".gophermap"),
+		g.url("/0/mirror/first.txt"): filepath.Join(g.addr, "mirror", "first.txt"),
+		g.url("/9/mirror/bytes.bin"): filepath.Join(g.addr, "mirror", "bytes.bin"),
+		ftp + "/a/":                  filepath.Join("ftp", strings.TrimPrefix(ftp, "ftp://"), "a", ".listing"),
+		ftp + "/a/b/c/file.txt":      filepath.Join("ftp", strings.TrimPrefix(ftp, "ftp://"), "a", "b", "c", "file.txt"),
+	} {
+		saved, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		if b, ok := blocks[url]; !ok || !bytes.Equal(b, saved) {
+			t.Errorf("%s: archived %v (%d bytes), want the %d bytes of %s", url, ok, len(b), len(saved), file)
+		}
+	}
+	if n := len(savedFiles(t, dir)) - 1; len(recs)-1 < n { // the WARC file itself is one of them
+		t.Errorf("%d records for %d files saved", len(recs)-1, n)
+	}
+
+	hdir := t.TempDir()
+	base := httpBase(t)
+	runMirror(t, hdir, "--warc-file", "pages.warc.gz", base+"/mirror/")
+	recs = readWARC(t, filepath.Join(hdir, "pages.warc.gz"))
+	responses := map[string][]byte{}
+	requests := 0
+	for _, r := range recs[1:] {
+		switch r.typ {
+		case "request":
+			requests++
+		case "response":
+			_, payload, _ := bytes.Cut(r.block, []byte("\r\n\r\n"))
+			responses[r.target] = payload
+			if !bytes.HasPrefix(r.block, []byte("HTTP/1.1 200 OK\r\n")) {
+				t.Errorf("response of %s begins %q", r.target, r.block[:min(20, len(r.block))])
+			}
+		}
+	}
+	hostDir := strings.TrimPrefix(base, "http://")
+	for _, p := range []string{"mirror/index.html", "mirror/page2.html", "mirror/sub/notes.txt", "mirror/img/bytes.bin"} {
+		saved, _ := os.ReadFile(filepath.Join(hdir, hostDir, p))
+		if got, ok := responses[base+"/"+p]; !ok || !bytes.Equal(got, saved) {
+			if p != "mirror/index.html" || !bytes.Equal(responses[base+"/mirror/"], saved) {
+				t.Errorf("%s: no response record with the saved page as its payload", p)
+			}
+		}
+	}
+	if requests != len(responses) || requests == 0 {
+		t.Errorf("%d request records, %d response records", requests, len(responses))
+	}
+
+	adir := t.TempDir()
+	article := "nntp://" + addr(t, "NNTP") + "/urlfetch.test/2"
+	r := runFetch(t, adir, "-q", "--warc-file", "news", "-o", "art.txt", article)
+	if r.code != 0 {
+		t.Fatalf("fetch --warc-file: exit %d: %s", r.code, r.stderr)
+	}
+	recs = readWARC(t, filepath.Join(adir, "news.warc.gz"))
+	saved, _ := os.ReadFile(filepath.Join(adir, "art.txt"))
+	if len(recs) != 2 || recs[1].typ != "resource" || recs[1].target != article || !bytes.Equal(recs[1].block, saved) {
+		t.Errorf("without -r: records %d; want warcinfo and the article as a resource record", len(recs))
 	}
 }

@@ -42,7 +42,8 @@ type options struct {
 	// escaped, binary refused).
 	stdoutTerminal bool
 	client         *fetch.Client
-	progress       *progress // the run's bars on standard error (progress.go)
+	progress       *progress   // the run's bars on standard error (progress.go)
+	warc           *warcOutput // --warc-file (warc.go)
 }
 
 // copyBuffers are the buffers transfers copy through, one per running
@@ -159,7 +160,7 @@ type outcome struct {
 
 // fetchOnce is one attempt at raw. The outcome has the response once one
 // came, even when the attempt failed after it.
-func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
+func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) (_ *outcome, err error) {
 	req, err := o.client.NewRequest(raw)
 	if err != nil {
 		return nil, err
@@ -184,6 +185,10 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 		return nil, handOff(ctx, err, stdin, stdout, stderr)
 	}
 	defer resp.Body.Close()
+	if o.warc != nil && !req.Head {
+		archive := o.warc.tee(resp) // warc.go
+		defer func() { err = archive(err) }()
+	}
 	out := &outcome{resp: resp}
 	if req.Head && resp.Kind != fetch.Listing || o.head {
 		out.kind = kindHead

@@ -97,6 +97,7 @@ func allFlags() []cli.Flag {
 	fs := inCategory(catGeneral, helpFlag, versionFlag)
 	fs = append(fs, fetchFlags()...)
 	fs = append(fs, mirrorFlags()...)
+	fs = append(fs, warcFlags()...)
 	return append(fs, driverFlags()...)
 }
 
@@ -160,6 +161,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 			opts, err := optionsFrom(c)
 			if err != nil {
 				return err
+			}
+			if name := c.String("warc-file"); name != "" {
+				if opts.warc, err = openWARC(name); err != nil {
+					return err
+				}
+				defer opts.warc.close()
 			}
 			if c.Bool("recursive") || c.Bool("mirror") {
 				mc, err := runMirror(c.Context, c, opts, urls, stdout, stderr)

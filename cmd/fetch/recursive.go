@@ -151,6 +151,11 @@ func runMirror(ctx context.Context, c *cli.Context, o *options, urls []string, s
 		b := startBar(o, resp, path)
 		return b.body(resp.Body), b.done
 	}
+	if o.warc != nil {
+		mo.Archive = func(resp *fetch.Response, path string) error {
+			return o.warc.archiveFile(resp, time.Now(), path)
+		}
+	}
 	walk, err := mirror.New(mo)
 	if err != nil {
 		return exitUsage, cli.Exit("--dir: "+err.Error(), exitUsage)
