@@ -85,7 +85,7 @@ func checkMirrorOptions(c *cli.Context) error {
 	if !recursive {
 		return nil
 	}
-	for _, name := range []string{"output", "remote-name", "head", "raw", "input-file"} {
+	for _, name := range []string{"output", "remote-name", "head", "raw", "input-file", "no-clobber"} {
 		if c.IsSet(name) {
 			return cli.Exit("-r saves every file under --dir as its URL says; --"+name+" does not go with it", exitUsage)
 		}

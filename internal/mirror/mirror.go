@@ -376,7 +376,7 @@ func (w *Walk) visit(ctx context.Context, it item) {
 	begin := time.Now()
 	req, err := w.request(it)
 	if err != nil {
-		w.fail(it, "", begin.Sub(begin), err)
+		w.fail(it, "", 0, err)
 		return
 	}
 	release, err := w.slot(ctx, req.URL)
