@@ -235,9 +235,10 @@ func TestGopherRootMenu(t *testing.T) {
 				}
 			}
 			// pygopherd lists its root: dir, hostile (issue 22's
-			// hostile names) and html (issue 28's); gophernicus'
-			// gophermap names dir alone.
-			wantDirs := map[string]int{"pygopherd": 3, "gophernicus": 1}[s.name]
+			// hostile names), html (issue 28's) and mirror (issue 27's
+			// recursive retrieval); gophernicus' gophermap names dir and
+			// mirror.
+			wantDirs := map[string]int{"pygopherd": 4, "gophernicus": 2}[s.name]
 			if dirs != wantDirs || infos == 0 {
 				t.Errorf("%d dir and %d info entries, want %d dir and some info lines: %v", dirs, infos, wantDirs, first)
 			}

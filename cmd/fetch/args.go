@@ -180,6 +180,11 @@ func longOption(a string, rest *[]string, t optionTable, command string) (string
 // shortOptions reads a cluster of short options: "-v", "-vk", "-ofoo",
 // "-o foo", "-vP8".
 func shortOptions(a string, rest *[]string, t optionTable, command string) ([]string, error) {
+	if spec, ok := t[a[1:]]; ok && len(a) == 3 && spec.kind == optSwitch {
+		// A two-letter switch typed with one dash, as wget's -nH: no
+		// cluster of one-letter options is one.
+		return []string{"--" + a[1:]}, nil
+	}
 	var out []string
 	for i := 1; i < len(a); i++ {
 		name := a[i : i+1]

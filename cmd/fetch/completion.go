@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"github.com/urlfetch/urlfetch/internal/outfile"
 )
 
 // The shell completions are written from the flags as the help is: every
@@ -72,7 +73,7 @@ func (d flagDoc) brief() string {
 	}
 	s = strings.TrimRight(strings.TrimSpace(s), ",")
 	if len(s) > 70 {
-		s = cutName(s, 67) + "..."
+		s = outfile.CutName(s, 67) + "..."
 	}
 	return s
 }

@@ -43,7 +43,8 @@ type options struct {
 	// escaped, binary refused).
 	stdoutTerminal bool
 	client         *fetch.Client
-	progress       *progress // the run's bars on standard error (progress.go)
+	progress       *progress   // the run's bars on standard error (progress.go)
+	warc           *warcOutput // --warc-file (warc.go)
 }
 
 // copyBuffers are the buffers transfers copy through, one per running
@@ -72,16 +73,17 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		createDirs: c.Bool("create-dirs"),
 		remoteTime: c.Bool("remote-time"),
 	}
+	recursive := c.Bool("recursive") || c.Bool("mirror") // -r saves under --dir, resuming partial files
 	switch {
 	case o.output != "" && o.remoteName:
 		return nil, cli.Exit("-o and -O exclude each other", exitUsage)
-	case o.dir != "" && !o.remoteName:
+	case o.dir != "" && !o.remoteName && !recursive:
 		return nil, cli.Exit("--dir goes with -O", exitUsage)
-	case o.resume && o.output == "" && !o.remoteName:
+	case o.resume && o.output == "" && !o.remoteName && !recursive:
 		return nil, cli.Exit("-C continues an output file: it needs -o FILE or -O", exitUsage)
 	case o.resume && o.noClobber:
 		return nil, cli.Exit("-C continues a file that --no-clobber would keep: use one of them", exitUsage)
-	case o.createDirs && o.output == "" && !o.remoteName:
+	case o.createDirs && o.output == "" && !o.remoteName && !recursive:
 		return nil, cli.Exit("--create-dirs makes the directories of -o FILE or of --dir", exitUsage)
 	case o.parallel < 1:
 		return nil, cli.Exit("-P needs a number of 1 or more", exitUsage)
@@ -159,7 +161,7 @@ type outcome struct {
 
 // fetchOnce is one attempt at raw. The outcome has the response once one
 // came, even when the attempt failed after it.
-func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) (*outcome, error) {
+func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.Reader, stdout, stderr io.Writer) (_ *outcome, err error) {
 	req, err := o.client.NewRequest(raw)
 	if err != nil {
 		return nil, err
@@ -173,6 +175,10 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 		return nil, handOff(ctx, err, stdin, stdout, stderr)
 	}
 	defer resp.Body.Close()
+	if o.warc != nil && !req.Head {
+		archive := o.warc.tee(resp) // warc.go
+		defer func() { err = archive(err) }()
+	}
 	out := &outcome{resp: resp}
 	if o.head {
 		out.kind = jsonrec.KindHead

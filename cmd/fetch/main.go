@@ -96,6 +96,8 @@ var (
 func allFlags() []cli.Flag {
 	fs := inCategory(catGeneral, helpFlag, versionFlag)
 	fs = append(fs, fetchFlags()...)
+	fs = append(fs, mirrorFlags()...)
+	fs = append(fs, warcFlags()...)
 	return append(fs, driverFlags()...)
 }
 
@@ -153,8 +155,22 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 			if c.String("output") != "" && len(urls) > 1 {
 				return usagef("-o takes one URL; use -O (and --dir) for several")
 			}
+			if err := checkMirrorOptions(c); err != nil {
+				return err
+			}
 			opts, err := optionsFrom(c)
 			if err != nil {
+				return err
+			}
+			if name := c.String("warc-file"); name != "" {
+				if opts.warc, err = openWARC(name); err != nil {
+					return err
+				}
+				defer opts.warc.close()
+			}
+			if c.Bool("recursive") || c.Bool("mirror") {
+				mc, err := runMirror(c.Context, c, opts, urls, stdout, stderr)
+				*code = worst(badCode, mc)
 				return err
 			}
 			*code = worst(badCode, fetchAll(c.Context, opts, urls, input, stdout, stderr))

@@ -108,16 +108,7 @@ func (p *progress) start(name string, total, offset int64) *bar {
 	if p.closed {
 		return nil
 	}
-	if p.mp == nil {
-		// The sync goroutine drives the redraws, so that wait can
-		// tell when the last one is on the terminal.
-		p.redraw = make(chan any)
-		p.mp = mpb.New(mpb.WithOutput(p.stderr), mpb.WithManualRefresh(p.redraw))
-		p.live = make(map[*bar]struct{})
-		p.ended = make(chan struct{}, 1)
-		p.stop, p.synced = make(chan struct{}), make(chan struct{})
-		go p.syncLoop()
-	}
+	p.ensure()
 	nameColumn := decor.Name(b.name, decor.WCSyncWidthR)
 	rate := decor.Any(func(decor.Statistics) string { return byteSize(b.rate()) + "/s" }, decor.WCSyncSpace)
 	var err error
@@ -154,6 +145,22 @@ func (p *progress) start(name string, total, offset int64) *bar {
 	b.mb.SetCurrent(offset)
 	p.live[b] = struct{}{}
 	return b
+}
+
+// ensure makes the bars' container and starts the sync goroutine, once;
+// p.mu must be held.
+func (p *progress) ensure() {
+	if p.mp != nil {
+		return
+	}
+	// The sync goroutine drives the redraws, so that wait can tell when
+	// the last one is on the terminal.
+	p.redraw = make(chan any)
+	p.mp = mpb.New(mpb.WithOutput(p.stderr), mpb.WithManualRefresh(p.redraw))
+	p.live = make(map[*bar]struct{})
+	p.ended = make(chan struct{}, 1)
+	p.stop, p.synced = make(chan struct{}), make(chan struct{})
+	go p.syncLoop()
 }
 
 // syncLoop hands the byte counts of the running transfers to their bars

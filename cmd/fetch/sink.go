@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/outfile"
 )
 
 // A sink is where one URL's document goes: standard output, a device, a
@@ -32,8 +33,8 @@ type sink struct {
 	// a new file even with -C.
 	fresh bool
 	f     *os.File
-	tmp   *atomicFile // f, when it is a temporary file
-	n     int64       // bytes of the document in the output
+	tmp   *outfile.File // f, when it is a temporary file
+	n     int64         // bytes of the document in the output
 	// written counts the bytes this run wrote, every attempt's.
 	written  int64
 	modified time.Time // the resource's, for -R
@@ -184,7 +185,7 @@ func (s *sink) open() error {
 		s.f = f
 		return nil
 	}
-	tmp, err := createAtomic(s.path)
+	tmp, err := outfile.Create(s.path)
 	if err != nil {
 		return err
 	}
@@ -215,7 +216,7 @@ func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error 
 		if s.f != nil {
 			s.abort() // an earlier attempt's partial listing
 		}
-		tmp, err := createAtomic(s.path)
+		tmp, err := outfile.Create(s.path)
 		if err != nil {
 			return s.outputError(err)
 		}
@@ -244,7 +245,7 @@ func (s *sink) commit() error {
 		case s.tmp != nil:
 			err = s.tmp.SetModTime(s.modified)
 		case s.f != nil && !s.dev:
-			err = setModTime(s.f, s.modified)
+			err = outfile.SetModTime(s.f, s.modified)
 		}
 		if err != nil {
 			s.abort()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/outfile"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -85,7 +86,7 @@ func remotePath(o *options, u *uri.URL) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	return safeJoin(dir, outputName(u))
+	return outfile.SafeJoin(dir, outputName(u))
 }
 
 // clobbered reports whether --no-clobber keeps path from being written:

@@ -189,6 +189,11 @@ var jsonHelp = struct {
 			"entries, modified, output (the file, or - for standard output), duration (seconds), attempts, " +
 			"meta (headers, Gopher+ attributes), exit_code, and for an error its class (url, not_found, " +
 			"auth, unsupported, unsafe, protocol, timeout, connect, tls, interrupted, other) and message.",
+		"With -r each file of the walk gives one such record, its input the URL the walk began at: " +
+			"document or listing (saved, output its file), skipped (unchanged with -N, or a URL the policy " +
+			"does not let the walk follow) or error; a \"mirror\" record ends the run with its totals: files, " +
+			"listings, bytes, unchanged, resumed, failed, level, and not_followed by reason (level, host, " +
+			"scheme, parent, rejected, symlink, policy).",
 		"With --json no document goes to standard output: give -o or -O; a session (telnet) shows on " +
 			"standard error. Strings keep their characters " +
 			"exactly; control characters are written as \\u escapes, so that a record shown on a terminal " +
@@ -197,5 +202,6 @@ var jsonHelp = struct {
 	examples: []string{
 		"fetch --json ftp://ftp.example.org/pub/ | jq -r 'select(.kind == \"entry\") | .url'",
 		"fetch --json -O -i urls.txt | jq 'select(.kind == \"error\")'",
+		"fetch -r --json ftp://ftp.example.org/pub/ | jq 'select(.kind == \"mirror\")'",
 	},
 }

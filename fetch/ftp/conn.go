@@ -191,8 +191,18 @@ func (s *session) login(ctx context.Context, req *fetch.Request, f *uri.FTP, lg 
 		password := lg.password
 		if lg.ask {
 			// The server asked for a password: only now is it needed.
-			if password, err = req.Password(ctx, f.Host, lg.user); err != nil {
+			// A listing's entry on the server of the user's URL (a
+			// recursive retrieval) logs in with the password that URL
+			// was fetched with (Request.Credentials, UserOrigin);
+			// anything else asks netrc, then the user.
+			var ok bool
+			if _, password, ok, err = req.Credentials(ctx); err != nil {
 				return err
+			}
+			if !ok || password == "" {
+				if password, err = req.Password(ctx, f.Host, lg.user); err != nil {
+					return err
+				}
 			}
 			if err := fetch.CheckLine("ftp password", password); err != nil {
 				return err

@@ -255,6 +255,9 @@ func (d *Driver) login(req *fetch.Request, f *uri.FTP) (login, error) {
 	if err := fetch.CheckLine("ftp password", f.Password); err != nil {
 		return login{}, err
 	}
+	// Credentials keeps the URL's password for the hops on its server
+	// (Request.UserOrigin), which name the user and not the password.
+	req.Credentials(context.Background())
 	return login{user: f.User, password: f.Password}, nil
 }
 

@@ -41,6 +41,9 @@ const (
 	// A line of a listing that does not parse; the listing goes on.
 	KindEntryError = "entry_error"
 	KindError      = "error" // the URL failed
+	// The end of a recursive run (-r): its totals, after a record per
+	// file it saved, found unchanged, did not follow or failed on.
+	KindMirror = "mirror"
 )
 
 // Entry is one entry of a listing. URL is the entry's own URL; Listing
@@ -106,6 +109,23 @@ func (d *Done) Describe(resp *fetch.Response) {
 // msg.
 func (d *Done) Fail(err error, msg string) {
 	d.Kind, d.ExitCode, d.Class, d.Message = KindError, ExitCode(err), Class(err), msg
+}
+
+// Mirror ends a recursive run's records (-r): the walk's totals.
+type Mirror struct {
+	Kind        string           `json:"kind"`
+	Input       string           `json:"input"`
+	Inputs      []string         `json:"inputs"`
+	Files       int64            `json:"files"`
+	Listings    int64            `json:"listings"`
+	Bytes       int64            `json:"bytes"`
+	Unchanged   int64            `json:"unchanged"`
+	Resumed     int64            `json:"resumed"`
+	Failed      int64            `json:"failed"`
+	Level       int              `json:"level"`
+	NotFollowed map[string]int64 `json:"not_followed"`
+	Duration    float64          `json:"duration"`
+	ExitCode    int              `json:"exit_code"`
 }
 
 // Retry is a transient failure that --retry tries again.

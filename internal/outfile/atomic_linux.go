@@ -1,8 +1,9 @@
-package main
+package outfile
 
 import (
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -11,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// atomicFile is an output file that gets its name only when the whole
+// File is an output file that gets its name only when the whole
 // resource is in: a failed fetch never leaves a file that looks complete.
 //
 // On Linux it is an unnamed file (O_TMPFILE) in the output's directory,
@@ -21,7 +22,7 @@ import (
 // (with -P 8 into one directory, its lock was a tenth of the command's
 // CPU time). Where the file system has no O_TMPFILE, or the output's
 // name exists already, a temporary name and a rename do it instead.
-type atomicFile struct {
+type File struct {
 	*os.File
 	dir   int    // the directory, opened once
 	tmp   string // the temporary name in dir, if the file has one
@@ -35,14 +36,14 @@ var procFD = sync.OnceValue(func() bool {
 	return err == nil
 })
 
-// createAtomic opens an unnamed file, or a temporary one, in path's
+// Create opens an unnamed file, or a temporary one, in path's
 // directory. The directory is opened once and everything after happens
 // in it: a symbolic link on the way to it (--dir) is followed then and
 // only then, so changing it mid-transfer does not move the file. A
 // temporary file is created with O_EXCL|O_NOFOLLOW, and both linkat and
 // renameat put the file in place without following a link planted under
 // the final name.
-func createAtomic(path string) (*atomicFile, error) {
+func Create(path string) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -51,7 +52,35 @@ func createAtomic(path string) (*atomicFile, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
-	a := &atomicFile{dir: dfd, final: base}
+	return create(dfd, path, base)
+}
+
+// CreateIn is Create for rel, a slash-separated path within root: its
+// directory is opened through root, which refuses a path that leaves
+// root (by "..", or by a symbolic link planted on the way), and the file
+// is made in that directory as Create makes it.
+func CreateIn(root *os.Root, rel string) (*File, error) {
+	dir, base := path.Split(rel)
+	if dir == "" {
+		dir = "."
+	}
+	d, err := root.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	dfd, err := unix.Dup(int(d.Fd()))
+	if err != nil {
+		return nil, &os.PathError{Op: "dup", Path: dir, Err: err}
+	}
+	unix.CloseOnExec(dfd)
+	return create(dfd, filepath.Join(root.Name(), filepath.FromSlash(rel)), base)
+}
+
+// create opens the unnamed or temporary file for base in the directory
+// dfd, which the File then owns; path names it in errors.
+func create(dfd int, path, base string) (*File, error) {
+	a := &File{dir: dfd, final: base}
 	// 0666 less the umask, as curl, wget and cp create files.
 	if procFD() {
 		fd, err := unix.Openat(dfd, ".", unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
@@ -69,7 +98,7 @@ func createAtomic(path string) (*atomicFile, error) {
 }
 
 // createTemp opens a new file under a free temporary name.
-func (a *atomicFile) createTemp() error {
+func (a *File) createTemp() error {
 	return tempNames(a.final, func(name string) (bool, error) {
 		fd, err := unix.Openat(a.dir, name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o666)
 		switch {
@@ -84,7 +113,7 @@ func (a *atomicFile) createTemp() error {
 }
 
 // Commit gives the finished file its name.
-func (a *atomicFile) Commit() error {
+func (a *File) Commit() error {
 	if a.done {
 		return errors.New("output file committed or aborted already")
 	}
@@ -113,7 +142,7 @@ func (a *atomicFile) Commit() error {
 // replaces, as a file written in place would keep them (a 0600 file stays
 // 0600); a new file keeps 0666 less the umask. Only the permission bits
 // are taken, never set-user-ID and the like.
-func (a *atomicFile) keepMode() {
+func (a *File) keepMode() {
 	var st unix.Stat_t
 	if unix.Fstatat(a.dir, a.final, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return
@@ -122,10 +151,10 @@ func (a *atomicFile) keepMode() {
 }
 
 // SetModTime sets the file's modification (and access) time to t: -R.
-func (a *atomicFile) SetModTime(t time.Time) error { return setModTime(a.File, t) }
+func (a *File) SetModTime(t time.Time) error { return SetModTime(a.File, t) }
 
-// setModTime sets f's modification (and access) time to t: -R.
-func setModTime(f *os.File, t time.Time) error {
+// SetModTime sets f's modification (and access) time to t: -R.
+func SetModTime(f *os.File, t time.Time) error {
 	tv := unix.NsecToTimeval(t.UnixNano())
 	if err := unix.Futimes(int(f.Fd()), []unix.Timeval{tv, tv}); err != nil {
 		return &os.PathError{Op: "utimes", Path: f.Name(), Err: err}
@@ -136,7 +165,7 @@ func setModTime(f *os.File, t time.Time) error {
 // link names the unnamed file: linkat makes a new name only, so an
 // existing output is replaced by a link under a temporary name and a
 // rename over it.
-func (a *atomicFile) link() error {
+func (a *File) link() error {
 	fdPath := "/proc/self/fd/" + strconv.Itoa(int(a.File.Fd()))
 	err := unix.Linkat(unix.AT_FDCWD, fdPath, a.dir, a.final, unix.AT_SYMLINK_FOLLOW)
 	if err != unix.EEXIST {
@@ -168,7 +197,7 @@ func (a *atomicFile) link() error {
 }
 
 // Abort drops the unfinished file; after Commit it does nothing.
-func (a *atomicFile) Abort() {
+func (a *File) Abort() {
 	if a.done {
 		return
 	}

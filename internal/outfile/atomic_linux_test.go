@@ -1,4 +1,4 @@
-package main
+package outfile
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func TestAtomicFileUnnamed(t *testing.T) {
 		t.Skip("no /proc/self/fd")
 	}
 	dir := t.TempDir()
-	a, err := createAtomic(filepath.Join(dir, "out"))
+	a, err := Create(filepath.Join(dir, "out"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package outfile
 
 import (
 	"os"
@@ -26,8 +26,8 @@ func testAtomicFile(t *testing.T) {
 		}
 		return names
 	}
-	write := func(path, data string) *atomicFile {
-		a, err := createAtomic(path)
+	write := func(path, data string) *File {
+		a, err := Create(path)
 		if err != nil {
 			t.Fatal(err)
 		}
