@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -56,10 +57,20 @@ var readmeSkips = map[string]string{
 	"go get github.com/urlfetch/urlfetch@latest": "it needs the published module; the Go example is built from this tree instead",
 }
 
+// A readmeCommand is one command of the README, and the server it
+// needs running, if the README's block starts one in the background
+// before it (fetch serve &).
+type readmeCommand struct {
+	line   string
+	server string
+}
+
 // readmeCommands returns the README's commands: each line of its sh code
-// blocks, and each `fetch ...` or `echo ... | fetch ...` code span of
-// its table, as GitHub shows it (a table's \| is |).
-func readmeCommands(t *testing.T) []string {
+// blocks (but comments, and a line that starts a server in the
+// background, which goes with the lines after it), and each `fetch ...`
+// or `echo ... | fetch ...` code span of its table, as GitHub shows it (a
+// table's \| is |).
+func readmeCommands(t *testing.T) []readmeCommand {
 	t.Helper()
 	f, err := os.Open("../README.md")
 	if err != nil {
@@ -67,21 +78,24 @@ func readmeCommands(t *testing.T) []string {
 	}
 	defer f.Close()
 	span := regexp.MustCompile("`([^`]+)`")
-	var cmds []string
-	inSh := false
+	var cmds []readmeCommand
+	inSh, server := false, ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := sc.Text()
+		line := strings.TrimSpace(sc.Text())
 		switch {
 		case strings.HasPrefix(line, "```"):
 			inSh = !inSh && strings.TrimPrefix(line, "```") == "sh"
-		case inSh && strings.TrimSpace(line) != "":
-			cmds = append(cmds, strings.TrimSpace(line))
+			server = ""
+		case inSh && strings.HasSuffix(line, "&"):
+			server = line
+		case inSh && line != "" && !strings.HasPrefix(line, "#"):
+			cmds = append(cmds, readmeCommand{line, server})
 		case !inSh && strings.HasPrefix(line, "|"):
 			for _, m := range span.FindAllStringSubmatch(line, -1) {
 				c := strings.ReplaceAll(m[1], `\|`, "|")
 				if strings.HasPrefix(c, "fetch ") || strings.HasPrefix(c, "echo ") {
-					cmds = append(cmds, c)
+					cmds = append(cmds, readmeCommand{line: c})
 				}
 			}
 		}
@@ -111,14 +125,15 @@ func TestREADMEExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "fetch"), []byte(wrapper.String()), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range cmds {
+	for _, rc := range cmds {
+		cmd := rc.line
 		if why, ok := readmeSkips[cmd]; ok {
 			t.Logf("not run: %s (%s)", cmd, why)
 			continue
 		}
 		t.Run(cmd, func(t *testing.T) {
 			dir := readmeFixtures(t)
-			code, out := runShell(t, dir, bin, cmd)
+			code, out := runShell(t, dir, bin, withServer(rc))
 			if strings.HasPrefix(cmd, "make install") {
 				// fetch, its page and completions under PREFIX, and
 				// the fetch there runs.
@@ -168,6 +183,18 @@ func readmeFixtures(t *testing.T) string {
 	return dir
 }
 
+// withServer is the script that runs rc: its line, after starting its
+// server (waiting for fetch serve's port to take connections) and
+// stopping it after.
+func withServer(rc readmeCommand) string {
+	if rc.server == "" {
+		return rc.line
+	}
+	return rc.server + "\nserver=$!\n" +
+		"for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/7070) 2>/dev/null && break; sleep 0.1; done\n" +
+		rc.line + "\nstatus=$?\nkill $server\nwait $server 2>/dev/null\nexit $status\n"
+}
+
 // runShell runs cmd in bash in dir, with bin first on PATH, HOME in dir
 // (~/.netrc-work and ~/Maildir are the user's files there) and
 // PREFIX for make install there too, and returns its exit code and what
@@ -177,6 +204,17 @@ func runShell(t *testing.T, dir, bin, cmd string) (int, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	sh := exec.CommandContext(ctx, "bash", "-c", cmd)
+	// Its own process group, all of which goes when it ends or times
+	// out: nothing it starts (a server in the background) outlives it
+	// or holds its output open.
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sh.Cancel = func() error { return syscall.Kill(-sh.Process.Pid, syscall.SIGKILL) }
+	sh.WaitDelay = 5 * time.Second
+	defer func() {
+		if sh.Process != nil {
+			syscall.Kill(-sh.Process.Pid, syscall.SIGKILL)
+		}
+	}()
 	sh.Dir = dir
 	if strings.HasPrefix(cmd, "make ") {
 		sh.Dir = ".."

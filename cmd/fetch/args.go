@@ -134,8 +134,18 @@ func normalizeArgs(args []string, global optionTable, commands map[string]option
 			}
 			out = append(out, opts...)
 		case command == "" && len(operands) == 0 && commands[a] != nil:
-			// A subcommand: what follows is its own.
-			out = append(out, a)
+			// A subcommand: what follows is its own, and so are the
+			// options before it that it has too (fetch -k serve): its
+			// own definition of an option hides the command's.
+			var before, own []string
+			for _, o := range out[1:] {
+				if _, ok := commands[a][optionName(o)]; ok {
+					own = append(own, o)
+				} else {
+					before = append(before, o)
+				}
+			}
+			out = append(append(append(out[:1], before...), a), own...)
 			table, command = commands[a], a
 		default:
 			operands = append(operands, a)
@@ -146,6 +156,14 @@ func normalizeArgs(args []string, global optionTable, commands map[string]option
 		out = append(out, operands...)
 	}
 	return out, nil
+}
+
+// optionName is the name of an option as normalizeArgs writes it:
+// "--name=value", "--name", "-x=value" or "-x".
+func optionName(o string) string {
+	name := strings.TrimLeft(o, "-")
+	name, _, _ = strings.Cut(name, "=")
+	return name
 }
 
 // longOption reads "--name", "--name=value" or "--name value".

@@ -45,6 +45,7 @@ func TestNormalizeArgs(t *testing.T) {
 		{"-v parse --json URL", "-v parse --json -- URL", ""},
 		{"URL parse", "-- URL parse", ""},
 		{"help ftp", "help -- ftp", ""},
+		{"-k --connect-to a:1:b:2 --json serve --listen x", "--json serve -k --connect-to=a:1:b:2 --listen=x", ""},
 		{"resolve B ../g -q", "", "unknown option -q for fetch resolve"},
 		{"--bad URL", "", "unknown option --bad"},
 		{"--jsn URL", "", "unknown option --jsn (did you mean --json?)"},

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
+
+	"github.com/urfave/cli/v2"
+	"github.com/urlfetch/urlfetch/fetch"
 )
 
 // A connectRule is one --connect-to HOST1:PORT1:HOST2:PORT2, curl's
@@ -17,6 +21,11 @@ import (
 // another server (a new one, a test bed) without touching the resolver.
 type connectRule struct {
 	host1, port1, host2, port2 string
+}
+
+// connectToFlag is --connect-to, an option of fetching and of fetch serve.
+func connectToFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "connect-to", Usage: "connect to HOST2:PORT2 whenever a URL (or a gateway) names HOST1:PORT1, given as `HOST1:PORT1:HOST2:PORT2` (curl's; an empty HOST1 or PORT1 matches any, an empty HOST2 or PORT2 keeps the URL's): the URL, its Host header and the certificate's name stay as they are; repeatable, the first match wins"}
 }
 
 // parseConnectTo reads a --connect-to value.
@@ -77,6 +86,23 @@ func rewrite(rules []connectRule, addr string) string {
 		}
 	}
 	return addr
+}
+
+// configureConnectTo gives cl a DialContext that applies --connect-to:
+// the one setting of it, for fetching and for fetch serve.
+func configureConnectTo(c *cli.Context, cl *fetch.Client) error {
+	var rules []connectRule
+	for _, v := range c.StringSlice("connect-to") {
+		r, err := parseConnectTo(v)
+		if err != nil {
+			return cli.Exit(err.Error(), exitUsage)
+		}
+		rules = append(rules, r)
+	}
+	if rules != nil {
+		cl.DialContext = connectToDialer(rules)
+	}
+	return nil
 }
 
 // connectToDialer is the Client's DialContext with rules applied.

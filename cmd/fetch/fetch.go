@@ -106,16 +106,8 @@ func optionsFrom(c *cli.Context) (*options, error) {
 	cl.IdleTimeout = c.Duration("idle-timeout")
 	cl.NetrcFile = c.String("netrc-file")
 	cl.AllowPorts = c.IntSlice("allow-port")
-	var rules []connectRule
-	for _, v := range c.StringSlice("connect-to") {
-		r, err := parseConnectTo(v)
-		if err != nil {
-			return nil, cli.Exit(err.Error(), exitUsage)
-		}
-		rules = append(rules, r)
-	}
-	if rules != nil {
-		cl.DialContext = connectToDialer(rules)
+	if err := configureConnectTo(c, cl); err != nil {
+		return nil, err
 	}
 	if o.verbose {
 		errw := c.App.ErrWriter

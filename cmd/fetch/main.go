@@ -226,7 +226,7 @@ func fetchFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "connect-timeout", Value: 30e9, Usage: "give up connecting after `SECONDS` (or a duration: 1m30s)"},
 		&cli.DurationFlag{Name: "idle-timeout", Value: 60e9, Usage: "give up when the server sends nothing for `SECONDS` (or a duration: 1m30s)"},
 		&cli.StringFlag{Name: "netrc-file", Usage: "read passwords from `FILE` instead of $NETRC or ~/.netrc (\"-\" for none)"},
-		&cli.StringSliceFlag{Name: "connect-to", Usage: "connect to HOST2:PORT2 whenever a URL (or a gateway) names HOST1:PORT1, given as `HOST1:PORT1:HOST2:PORT2` (curl's; an empty HOST1 or PORT1 matches any, an empty HOST2 or PORT2 keeps the URL's): the URL, its Host header and the certificate's name stay as they are; repeatable, the first match wins"},
+		connectToFlag(),
 		&cli.IntSliceFlag{Name: "allow-port", Usage: "allow `PORT` even though it belongs to another protocol (RFC 1738 section 6); repeatable"},
 	)...)
 	return append(fs, inCategory(catMany,

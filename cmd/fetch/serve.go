@@ -42,6 +42,7 @@ func serveCommand(stderr io.Writer) *cli.Command {
 		&cli.DurationFlag{Name: "connect-timeout", Value: 30e9, Usage: "give up connecting after `SECONDS` (or a duration: 1m30s)"},
 		&cli.DurationFlag{Name: "idle-timeout", Value: 60e9, Usage: "give up when a server sends nothing for `SECONDS` (or a duration: 1m30s)"},
 		&cli.IntSliceFlag{Name: "allow-port", Usage: "allow `PORT` even though it belongs to another protocol (RFC 1738 section 6); repeatable"},
+		connectToFlag(),
 	}
 	for _, g := range serveGroups() {
 		flags = append(flags, g.flags...)
@@ -68,6 +69,9 @@ func runServe(c *cli.Context, stderr io.Writer) error {
 	cl.ConnectTimeout = c.Duration("connect-timeout")
 	cl.IdleTimeout = c.Duration("idle-timeout")
 	cl.AllowPorts = c.IntSlice("allow-port")
+	if err := configureConnectTo(c, cl); err != nil {
+		return err
+	}
 	if c.Bool("verbose") {
 		cl.Trace = func(dir fetch.Direction, line string) {
 			fmt.Fprintf(stderr, "%c %s\n", dir, safeText(line))
