@@ -11,16 +11,31 @@ import (
 
 // A client that accepts application/json gets what fetch --json prints
 // for the URL (package records): a listing's "entry" records as they
-// stream in and the "listing" record that ends them, a document's "head"
-// record (its metadata, asked without a transfer), or an "error" record,
-// one record a line. The reply is 200 for a URL that was fetched, the
-// status of its class (statusOf) for one that failed.
+// stream in and the "listing" record that ends them, a document's
+// "document" record (the document read to its end and counted, its bytes
+// sent nowhere), a HEAD's "head" record, or an "error" record, one
+// record a line. The reply is 200 for a URL that was fetched, the status
+// of its class (statusOf) for one that failed before the reply began.
 
 // jsonType is the media type of the records: JSON, one object a line.
 const jsonType = "application/json; charset=utf-8"
 
 // records writes the records of resp, the Response to req.
 func (x *exchange) records(req *fetch.Request, resp *fetch.Response) {
+	var read int64
+	if resp.Kind != fetch.Listing && !req.Head {
+		// Read before the reply begins: a document that breaks off
+		// is an error, with its status.
+		n, err := io.Copy(io.Discard, resp.Body)
+		if err == nil {
+			err = resp.Body.Close()
+		}
+		if err != nil {
+			x.errorRecord(statusOf(err), err)
+			return
+		}
+		read = n
+	}
 	h := x.w.Header()
 	h.Set("Content-Type", jsonType)
 	h.Set("Content-Security-Policy", sandboxCSP)
@@ -37,7 +52,10 @@ func (x *exchange) records(req *fetch.Request, resp *fetch.Response) {
 			done.Fail(broke, msg)
 		}
 	} else {
-		done.Kind = records.KindHead
+		done.Kind, done.Bytes = records.KindDocument, read
+		if req.Head {
+			done.Kind = records.KindHead
+		}
 	}
 	done.Describe(resp)
 	done.Duration = time.Since(x.start).Seconds()

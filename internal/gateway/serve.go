@@ -158,21 +158,15 @@ func (x *exchange) fetch(u *uri.URL) {
 		return
 	}
 	ctx := x.r.Context()
-	// fetch --json asks a document for its head, not its bytes, and a
-	// listing again for its entries; so does a client that accepts
-	// JSON.
-	req.Head = x.r.Method == http.MethodHead || x.format == formatJSON
+	// A HEAD asks for metadata without a transfer. A client that
+	// accepts JSON gets what fetch --json prints, which reads a document
+	// to its end and counts it (a gopher server has no metadata request:
+	// only reading the item says whether it is there).
+	req.Head = x.r.Method == http.MethodHead
 	if x.r.Method == http.MethodGet && x.format != formatJSON {
 		req.Offset = fetch.RangeOffset(x.r.Header)
 	}
 	resp, err := x.s.client.DoRange(ctx, req)
-	if x.format == formatJSON && x.r.Method == http.MethodGet && (err == nil && resp.Kind == fetch.Listing || errors.Is(err, fetch.ErrUnsupported)) {
-		if err == nil {
-			resp.Body.Close()
-		}
-		req.Head = false
-		resp, err = x.s.client.Do(ctx, req)
-	}
 	if err != nil {
 		x.failErr(err)
 		return
