@@ -355,7 +355,7 @@ func TestServeHostileNames(t *testing.T) {
 		}
 	}
 	_, body := httpGet(t, s.url+py.url("/1/hostile"), acceptHTML)
-	for _, want := range []string{`esc-\x1b]0;owned\x07\x1b[2J.txt`, `c1-\u009b31mred.txt`, `bidi-\u202etxt.exe`} {
+	for _, want := range []string{`esc-\e]0;owned\x07\e[2J.txt`, `c1-\u009b31mred.txt`, `bidi-\u202etxt.exe`} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("the hostile menu's page lacks %q:\n%s", want, body)
 		}

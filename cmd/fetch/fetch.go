@@ -16,6 +16,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
 	jsonrec "github.com/urlfetch/urlfetch/internal/records"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -114,7 +115,7 @@ func optionsFrom(c *cli.Context) (*options, error) {
 		cl.Trace = func(dir fetch.Direction, line string) {
 			// The server's lines as it sent them, but for what a
 			// terminal would act on.
-			fmt.Fprintf(errw, "%c %s\n", dir, safeText(line))
+			fmt.Fprintf(errw, "%c %s\n", dir, termsafe.Escape(line))
 		}
 	}
 	// Without a terminal Prompt stays nil, so the drivers say a password
@@ -208,7 +209,7 @@ func fetchOnce(ctx context.Context, o *options, raw string, sk *sink, stdin io.R
 			resp.Status = strings.TrimSpace(string(b))
 		}
 		if !o.quiet {
-			fmt.Fprintf(o.progress.writer(), "fetch: sent to %s: %s\n", resp.URL.Redacted(), safeText(jsonrec.OneLine(string(b))))
+			fmt.Fprintf(o.progress.writer(), "fetch: sent to %s: %s\n", resp.URL.Redacted(), termsafe.Escape(jsonrec.OneLine(string(b))))
 		}
 		return out, resp.Body.Close()
 	default:
@@ -254,14 +255,14 @@ func (r *readError) Read(p []byte) (int, error) {
 
 // errorLine is the one line a failed URL prints: the URL once (its
 // password masked), then what went wrong in a person's words, every
-// character a terminal could act on escaped (safeText): a reply quoted in
+// character a terminal could act on escaped (termsafe.Escape): a reply quoted in
 // an error is the server's text.
 func errorLine(err error) string {
 	url, msg := errorParts(err)
 	if url != "" {
-		return safeText("fetch: " + url + ": " + msg)
+		return termsafe.Escape("fetch: " + url + ": " + msg)
 	}
-	return safeText("fetch: " + msg)
+	return termsafe.Escape("fetch: " + msg)
 }
 
 // errorMessage is what errorLine says went wrong, without the URL and

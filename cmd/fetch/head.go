@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 )
 
 // -I/--head asks each URL for its metadata only (fetch.Request.Head): the
@@ -30,17 +31,17 @@ func checkHeadOptions(o *options) error {
 // Content-Type, Content-Length and Last-Modified as every scheme has
 // them, then the protocol's own fields (Meta) sorted by name, each value
 // on a line of its own. A value is what a server sent: what a terminal
-// would act on is shown escaped (safeText), so that none starts a line of
+// would act on is shown escaped (termsafe.Escape), so that none starts a line of
 // its own or reaches the terminal. With --json the head record says the
 // same (internal/records).
 func writeHead(w io.Writer, resp *fetch.Response) error {
 	var b strings.Builder
 	line := func(name, value string) {
 		if name != "" {
-			b.WriteString(safeText(name))
+			b.WriteString(termsafe.Escape(name))
 			b.WriteString(": ")
 		}
-		b.WriteString(safeText(value))
+		b.WriteString(termsafe.Escape(value))
 		b.WriteByte('\n')
 	}
 	if resp.Status != "" {

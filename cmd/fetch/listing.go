@@ -8,6 +8,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
 	jsonrec "github.com/urlfetch/urlfetch/internal/records"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 )
 
 // A listing (a directory, a gopher menu, a news group, search results)
@@ -110,7 +111,7 @@ func (r *renderer) entry(e fetch.Entry) error {
 		name += "  " + e.URL
 	}
 	if r.escape {
-		typ, name = safeText(typ), safeText(name)
+		typ, name = termsafe.Escape(typ), termsafe.Escape(name)
 	}
 	b := r.line[:0]
 	b = append(b, typ...)

@@ -344,20 +344,6 @@ func TestHumanSize(t *testing.T) {
 	}
 }
 
-func TestSafeText(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"plain ü text", "plain ü text"},
-		{"a\tb\nc\rd\x1be\x07f\x7f", `a\tb\nc\rd\ee\x07f\x7f`},
-		{"\u0085\u009b\u202e\u2066\u200f", `\u0085\u009b\u202e\u2066\u200f`},
-		{"bad \xc3 utf-8 \xff", `bad \xc3 utf-8 \xff`},
-		{`back\slash`, `back\slash`},
-	} {
-		if got := safeText(tt.in); got != tt.want {
-			t.Errorf("safeText(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestConnectTo(t *testing.T) {
 	rules := []connectRule{}
 	for _, v := range []string{"example.org:443:127.0.0.1:18443", "[::1]:80:[::1]:8080", "ftp.example.org::127.0.0.1:", ":119::18119"} {

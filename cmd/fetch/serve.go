@@ -11,6 +11,7 @@ import (
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
 	"github.com/urlfetch/urlfetch/internal/gateway"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 )
 
 // fetch serve is the HTTP gateway and portal of package gateway; the
@@ -74,7 +75,7 @@ func runServe(c *cli.Context, stderr io.Writer) error {
 	}
 	if c.Bool("verbose") {
 		cl.Trace = func(dir fetch.Direction, line string) {
-			fmt.Fprintf(stderr, "%c %s\n", dir, safeText(line))
+			fmt.Fprintf(stderr, "%c %s\n", dir, termsafe.Escape(line))
 		}
 	}
 	for _, g := range serveGroups() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -82,7 +83,7 @@ func (x *exchange) searchPage(u *uri.URL, action template.URL) {
 	data := struct {
 		pageHead
 		Action template.URL
-	}{x.head("Search " + visible(u.Redacted())), action}
+	}{x.head("Search " + termsafe.Escape(u.Redacted())), action}
 	if x.startPage(http.StatusOK) {
 		x.execute("search", data)
 	}
@@ -106,11 +107,11 @@ func (x *exchange) askPage(u *uri.URL, g *uri.Gopher, action template.URL) {
 		Action    template.URL
 		Token     string
 		Questions []question
-	}{pageHead: x.head("Form " + visible(u.Redacted())), Action: action, Token: x.s.formToken(u)}
+	}{pageHead: x.head("Form " + termsafe.Escape(u.Redacted())), Action: action, Token: x.s.formToken(u)}
 	for i, q := range qs {
-		pq := question{Kind: q.Kind, Prompt: visible(q.Prompt), Default: visible(q.Default), Name: answerField(i)}
+		pq := question{Kind: q.Kind, Prompt: termsafe.Escape(q.Prompt), Default: termsafe.Escape(q.Default), Name: answerField(i)}
 		for _, c := range q.Choices {
-			pq.Choices = append(pq.Choices, visible(c))
+			pq.Choices = append(pq.Choices, termsafe.Escape(c))
 		}
 		data.Questions = append(data.Questions, pq)
 	}
@@ -198,7 +199,7 @@ func (x *exchange) search(g *uri.Gopher) {
 	filled.Search, filled.HasSearch = words, true
 	href, ok := x.link(filled.String())
 	if !ok {
-		x.fail(http.StatusBadRequest, fetch.Errorf(fetch.ErrURL, "no URL for the search %q", visible(words)))
+		x.fail(http.StatusBadRequest, fetch.Errorf(fetch.ErrURL, "no URL for the search %q", termsafe.Escape(words)))
 		return
 	}
 	x.w.Header().Set("Location", string(href))
@@ -225,9 +226,9 @@ func (x *exchange) answer(u *uri.URL, g *uri.Gopher) {
 		if len(q.Choices) > 0 {
 			// The page showed the choices visible; the server gets its
 			// own.
-			j := slices.IndexFunc(q.Choices, func(c string) bool { return visible(c) == a })
+			j := slices.IndexFunc(q.Choices, func(c string) bool { return termsafe.Escape(c) == a })
 			if j < 0 {
-				x.fail(http.StatusBadRequest, fetch.Errorf(fetch.ErrURL, "%q is not one of the choices of %q", visible(a), visible(q.Prompt)))
+				x.fail(http.StatusBadRequest, fetch.Errorf(fetch.ErrURL, "%q is not one of the choices of %q", termsafe.Escape(a), termsafe.Escape(q.Prompt)))
 				return
 			}
 			a = q.Choices[j]

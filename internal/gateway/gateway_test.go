@@ -231,7 +231,7 @@ func TestHostileMenu_Hostile(t *testing.T) {
 			for _, want := range []string{
 				"&lt;script&gt;alert(&#34;display&#34;)&lt;/script&gt;",
 				"&#34;&gt;&lt;img src=x onerror=alert(1)&gt;",
-				`esc-\x1b]0;owned\x07\x1b[2J.txt`,
+				`esc-\e]0;owned\x07\e[2J.txt`,
 				`c1-\u009b31mred.txt`,
 				`bidi-\u202etxt.exe`,
 				"&lt;b&gt;bold&lt;/b&gt; &amp; &lt;i&gt;info&lt;/i&gt;",

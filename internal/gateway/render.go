@@ -12,11 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/gopher"
 	"github.com/urlfetch/urlfetch/internal/records"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -146,7 +146,7 @@ type pageHead struct {
 
 // head is the head of a page about the exchange's URL.
 func (x *exchange) head(heading string) pageHead {
-	return pageHead{Title: visible(x.input) + " - fetch serve", Heading: heading, Portal: !x.proxy, URL: x.input}
+	return pageHead{Title: termsafe.Escape(x.input) + " - fetch serve", Heading: heading, Portal: !x.proxy, URL: x.input}
 }
 
 // startPage writes the header of an HTML reply with status code; it
@@ -192,7 +192,7 @@ func (x *exchange) errorPage(code int, err error) {
 	data := struct {
 		pageHead
 		Message string
-	}{x.head(heading), visible(msg)}
+	}{x.head(heading), termsafe.Escape(msg)}
 	if x.input == "" {
 		data.Title = heading + " - fetch serve"
 	}
@@ -215,9 +215,9 @@ func (x *exchange) listing(resp *fetch.Response) {
 	if !x.startPage(http.StatusOK) {
 		return
 	}
-	head := x.head(visible(resp.URL.Redacted()))
+	head := x.head(termsafe.Escape(resp.URL.Redacted()))
 	if resp.URL.String() != x.input && resp.URL.Redacted() != x.input {
-		head.Note = "Redirected from " + visible(x.input) + "."
+		head.Note = "Redirected from " + termsafe.Escape(x.input) + "."
 	}
 	x.execute("listing-head", head)
 	body := &readError{r: resp.Body}
@@ -234,7 +234,7 @@ func (x *exchange) listing(resp *fetch.Response) {
 				broke = err
 				break
 			}
-			x.execute("row", row{Class: "error", Type: "error", Name: visible(err.Error()), Info: true})
+			x.execute("row", row{Class: "error", Type: "error", Name: termsafe.Escape(err.Error()), Info: true})
 			continue
 		}
 		n++
@@ -250,7 +250,7 @@ func (x *exchange) listing(resp *fetch.Response) {
 	}{head, n, ""}
 	if broke != nil {
 		_, msg := records.ErrorParts(broke)
-		foot.Error = "The listing broke off: " + visible(msg)
+		foot.Error = "The listing broke off: " + termsafe.Escape(msg)
 	}
 	x.execute("listing-foot", foot)
 }
@@ -259,11 +259,11 @@ func (x *exchange) listing(resp *fetch.Response) {
 // item's type), its name linked through the gateway where the gateway
 // fetches its URL, a search's form, a session's URL shown, not linked.
 func (x *exchange) row(e fetch.Entry, gopherMenu bool) row {
-	r := row{Class: e.Type.String(), Type: e.Type.String(), Name: visible(e.Name), Size: "", Time: ""}
+	r := row{Class: e.Type.String(), Type: e.Type.String(), Name: termsafe.Escape(e.Name), Size: "", Time: ""}
 	if gopherMenu && len(e.Item) == 1 {
 		r.Type = gopher.ItemType(e.Item[0]).String()
 	}
-	r.Type = visible(r.Type)
+	r.Type = termsafe.Escape(r.Type)
 	if e.Size >= 0 && e.Type != fetch.EntryDir {
 		r.Size = strconv.FormatInt(e.Size, 10)
 	}
@@ -272,10 +272,10 @@ func (x *exchange) row(e fetch.Entry, gopherMenu bool) row {
 	}
 	var notes []string
 	if e.Title != "" && e.Title != e.Name {
-		notes = append(notes, visible(e.Title))
+		notes = append(notes, termsafe.Escape(e.Title))
 	}
 	if e.Target != "" {
-		notes = append(notes, "-> "+visible(e.Target))
+		notes = append(notes, "-> "+termsafe.Escape(e.Target))
 	}
 	switch e.Type {
 	case fetch.EntryInfo, fetch.EntryError:
@@ -283,13 +283,13 @@ func (x *exchange) row(e fetch.Entry, gopherMenu bool) row {
 		return r
 	case fetch.EntrySession:
 		// No session over HTTP: the item's URL, for a client of its own.
-		notes = append(notes, visible(e.URL))
+		notes = append(notes, termsafe.Escape(e.URL))
 	default:
 		if href, ok := x.link(e.URL); ok {
 			r.Href = href
 			r.Search = e.Type == fetch.EntrySearch
 		} else if e.URL != "" {
-			notes = append(notes, visible(e.URL))
+			notes = append(notes, termsafe.Escape(e.URL))
 		}
 	}
 	r.Note = strings.Join(notes, "  ")
@@ -370,7 +370,7 @@ func (x *exchange) article(resp *fetch.Response) {
 		pageHead
 		Headers []header
 		Error   string
-	}{pageHead: x.head(visible(resp.URL.Redacted())), Headers: fields}
+	}{pageHead: x.head(termsafe.Escape(resp.URL.Redacted())), Headers: fields}
 	x.execute("article-head", data)
 	buf := make([]byte, 32<<10)
 	for {
@@ -383,7 +383,7 @@ func (x *exchange) article(resp *fetch.Response) {
 		}
 		if err != nil {
 			_, msg := records.ErrorParts(err)
-			data.Error = "The article broke off: " + visible(msg)
+			data.Error = "The article broke off: " + termsafe.Escape(msg)
 			break
 		}
 	}
@@ -409,11 +409,11 @@ func readHeader(br *bufio.Reader) ([]header, error) {
 			return fields, nil
 		}
 		if (line[0] == ' ' || line[0] == '\t') && len(fields) > 0 {
-			fields[len(fields)-1].Value += " " + visible(strings.TrimSpace(line))
+			fields[len(fields)-1].Value += " " + termsafe.Escape(strings.TrimSpace(line))
 		} else if name, value, ok := strings.Cut(line, ":"); ok {
-			fields = append(fields, header{visible(name), visible(strings.TrimSpace(value))})
+			fields = append(fields, header{termsafe.Escape(name), termsafe.Escape(strings.TrimSpace(value))})
 		} else {
-			fields = append(fields, header{"", visible(line)})
+			fields = append(fields, header{"", termsafe.Escape(line)})
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -438,38 +438,4 @@ func (r *readError) Read(p []byte) (int, error) {
 		r.err = err
 	}
 	return n, err
-}
-
-// visible returns s with every character a terminal would act on
-// (records.TerminalControl: C0 and C1 controls, DEL, the bidirectional
-// controls) written as an escape, \x1b or \u202e, and every byte that is
-// not UTF-8 as \xNN: a name that holds them shows what it holds, and a
-// right-to-left override cannot make a name read as another.
-func visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || records.TerminalControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b.WriteString(`\x` + strconv.FormatUint(uint64(s[i])|0x100, 16)[1:])
-		case r < 0x80 && records.TerminalControl(r):
-			b.WriteString(`\x` + strconv.FormatUint(uint64(r)|0x100, 16)[1:])
-		case records.TerminalControl(r):
-			b.WriteString(`\u` + strconv.FormatUint(uint64(r)|0x10000, 16)[1:])
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }

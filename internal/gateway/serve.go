@@ -13,6 +13,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/internal/records"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -56,7 +57,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		x.tunnel()
 		return
 	case !ok:
-		x.fail(http.StatusNotFound, fetch.Errorf(fetch.ErrNotFound, "%q is not a URL this gateway serves: give it as /SCHEME:... or /?url=", visible(r.URL.Path)))
+		x.fail(http.StatusNotFound, fetch.Errorf(fetch.ErrNotFound, "%q is not a URL this gateway serves: give it as /SCHEME:... or /?url=", termsafe.Escape(r.URL.Path)))
 		return
 	case raw == "" && !x.proxy:
 		x.home()
@@ -275,7 +276,7 @@ func (x *exchange) fail(code int, err error) {
 		h.Set("Content-Security-Policy", sandboxCSP)
 		x.w.WriteHeader(code)
 		if x.r.Method != http.MethodHead {
-			io.WriteString(x.w, visible(msg)+"\n")
+			io.WriteString(x.w, termsafe.Escape(msg)+"\n")
 		}
 	}
 }
@@ -321,9 +322,9 @@ func (x *exchange) logLine() {
 	if what == "" {
 		what = x.r.URL.Path
 	}
-	line := fmt.Sprintf("%s %s %s %d %d bytes %.3fs", x.r.RemoteAddr, x.r.Method, visible(what), x.w.code, x.w.bytes, time.Since(x.start).Seconds())
+	line := fmt.Sprintf("%s %s %s %d %d bytes %.3fs", x.r.RemoteAddr, x.r.Method, termsafe.Escape(what), x.w.code, x.w.bytes, time.Since(x.start).Seconds())
 	if x.w.broke != nil {
-		line += " (broken off: " + visible(x.w.broke.Error()) + ")"
+		line += " (broken off: " + termsafe.Escape(x.w.broke.Error()) + ")"
 	}
 	x.s.log(line)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/internal/records"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 	"github.com/urlfetch/urlfetch/uri"
 )
 
@@ -38,7 +39,7 @@ func (x *exchange) tunnel() {
 	host, portText, err := net.SplitHostPort(x.r.Host)
 	port, perr := strconv.Atoi(portText)
 	if err != nil || perr != nil || port < 1 || port > 65535 || host == "" {
-		x.fail(http.StatusBadRequest, fetch.Errorf(fetch.ErrURL, "CONNECT %q: want HOST:PORT", visible(x.r.Host)))
+		x.fail(http.StatusBadRequest, fetch.Errorf(fetch.ErrURL, "CONNECT %q: want HOST:PORT", termsafe.Escape(x.r.Host)))
 		return
 	}
 	hj, ok := x.w.ResponseWriter.(http.Hijacker)

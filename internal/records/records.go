@@ -22,10 +22,10 @@ import (
 	"fmt"
 	"io"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/termsafe"
 )
 
 // Record kinds.
@@ -165,7 +165,7 @@ func escapeJSONControls(b []byte) []byte {
 	clean := true
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if r != '\n' && TerminalControl(r) {
+		if r != '\n' && termsafe.Control(r) {
 			clean = false
 			break
 		}
@@ -177,7 +177,7 @@ func escapeJSONControls(b []byte) []byte {
 	out := make([]byte, 0, len(b)+16)
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
-		if r != '\n' && TerminalControl(r) {
+		if r != '\n' && termsafe.Control(r) {
 			out = fmt.Appendf(out, `\u%04x`, r)
 		} else {
 			out = append(out, b[i:i+n]...)
@@ -185,12 +185,4 @@ func escapeJSONControls(b []byte) []byte {
 		i += n
 	}
 	return out
-}
-
-// TerminalControl reports whether r is a character a terminal may act on
-// rather than show: C0 controls, DEL, C1 controls (U+0080-U+009F, which
-// some terminals take as 8-bit CSI and OSC), and the bidirectional
-// controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).
-func TerminalControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Bidi_Control, r)
 }
