@@ -162,9 +162,12 @@ type Conn struct {
 
 	// ack is the socket for quick ACKs (see quickAck), nil where the
 	// platform or the connection has none; acked counts the bytes read
-	// since the last write.
-	ack   syscall.RawConn
-	acked atomic.Int64
+	// since the last write, and unacked says the last read brought bytes
+	// no write has acknowledged since.
+	ack     syscall.RawConn
+	acked   atomic.Int64
+	unacked atomic.Bool
+	asked   atomic.Int64 // quick ACKs asked for: what the tests count
 
 	mu   sync.Mutex
 	ctx  context.Context
@@ -187,21 +190,43 @@ func newConn(ctx context.Context, nc net.Conn, idle time.Duration) *Conn {
 // no help, its sender never waiting on a single ACK.
 const quickAckBytes = 64 << 10
 
-// quickAck asks the kernel to acknowledge what comes next at once. Line
-// protocols write a multi-line reply as a status line and then the rest
-// (INN's 220 to ARTICLE, 101 to CAPABILITIES); with Nagle on the server
-// and delayed ACKs here, the rest waits some 40 ms for the ACK of the
-// first line, once per reply. Linux's TCP_QUICKACK lifts the delay, but
-// it is not sticky: the kernel may fall back to delayed ACKs, so it is
-// set again after each read, until quickAckBytes of the reply are in. A
-// write (the next command) starts the count again; a data connection,
-// which never writes, stops after its first quickAckBytes.
-func (c *Conn) quickAck(n int) {
-	if c.ack == nil || c.acked.Load() >= quickAckBytes {
+// quickAck acknowledges at once what the last read brought, when the
+// reader comes back for more. Line protocols write a multi-line reply as
+// a status line and then the rest (INN's 220 to ARTICLE, FTP's 150 and
+// then 226); with Nagle on the server and delayed ACKs here, the rest
+// waits some 40 ms for the ACK of the first part, once per reply. Linux's
+// TCP_QUICKACK sends the ACK now, but it is not sticky: the kernel falls
+// back to delayed ACKs once the exchange looks interactive, so it is set
+// again, before each read that follows a read, until quickAckBytes of
+// the reply are in. Only then: a read after a write needs none (the
+// write carried the ACK), nor a reply read whole, the next command
+// carrying its ACK, which halves the calls of an FTP transfer's control
+// connection. A write starts the count again; a data connection, which
+// never writes, stops after its first quickAckBytes.
+func (c *Conn) quickAck() {
+	if c.ack == nil || !c.unacked.Swap(false) || c.acked.Load() >= quickAckBytes {
+		return
+	}
+	c.asked.Add(1)
+	c.ack.Control(setQuickAck)
+}
+
+// Stream marks the connection as one that carries a stream of bytes in
+// one direction, in the clear: an FTP data connection. Its reads ask for
+// no quick ACKs (quickAck), since its sender never waits on the ACK of a
+// small segment: a stream's segments are full ones but for its last, and
+// its end is a FIN, which Nagle's algorithm does not hold. (Under TLS the
+// sender's last records, close_notify after the data, are small ones:
+// those connections keep quick ACKs.) Call it before the first Read.
+func (c *Conn) Stream() { c.ack = nil }
+
+// readDone counts n bytes a read brought for quickAck.
+func (c *Conn) readDone(n int) {
+	if c.ack == nil || n == 0 || c.acked.Load() >= quickAckBytes {
 		return
 	}
 	c.acked.Add(int64(n))
-	c.ack.Control(setQuickAck)
+	c.unacked.Store(true)
 }
 
 // Bind ties the connection to ctx in place of the context it had: a
@@ -235,11 +260,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if err := c.context().Err(); err != nil {
 		return 0, err
 	}
+	c.quickAck()
 	n, err := c.Conn.Read(p)
+	c.readDone(n)
 	if err != nil {
 		err = c.mapError("read", err)
-	} else {
-		c.quickAck(n)
 	}
 	return n, err
 }
@@ -253,6 +278,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	c.acked.Store(0)
+	c.unacked.Store(false)
 	n, err := c.Conn.Write(p)
 	if err != nil {
 		err = c.mapError("write", err)

@@ -488,6 +488,7 @@ func (s *session) dial(ctx context.Context, req *fetch.Request, port int) dataCo
 		return dataConn{err: fmt.Errorf("ftp: the data connection: %w", err)}
 	}
 	if s.dataTLS == nil {
+		c.Stream()
 		return dataConn{conn: c}
 	}
 	tc := tls.Client(c, s.dataTLS)
