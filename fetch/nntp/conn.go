@@ -30,7 +30,7 @@ const (
 	// Usenet feed, some 100,000 groups, is about 5 MB), the lines of an
 	// overview beyond the articles asked for.
 	maxBlock = 16 << 20
-	// quitTimeout bounds the wait for the reply to QUIT.
+	// quitTimeout bounds the write of QUIT.
 	quitTimeout = 2 * time.Second
 )
 
@@ -142,12 +142,13 @@ func (d *Driver) put(c *conn) {
 }
 
 // quit ends the session with QUIT (RFC 3977 section 5.4) and closes the
-// connection.
+// connection, without waiting for the 205: the server ends the session
+// at QUIT whatever the client does next, and a command that is about to
+// exit would wait a round trip for the reply (issue 24; the FTP driver's
+// QUIT does not wait either).
 func (c *conn) quit() {
 	c.nc.SetIdleTimeout(quitTimeout)
-	if c.w.PrintfLine("QUIT") == nil {
-		c.br.ReadSlice('\n') // 205, or nothing: the connection ends either way
-	}
+	c.w.PrintfLine("QUIT")
 	c.nc.Close()
 }
 

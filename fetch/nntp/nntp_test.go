@@ -734,3 +734,25 @@ func TestEndlessEmptyLines_FakeServer(t *testing.T) {
 		t.Errorf("a capability list of endless empty lines: %v; want ErrProtocol at the bound", err)
 	}
 }
+
+// Issue 24: Close ends an idle connection with QUIT and does not wait for
+// the 205, a round trip a command about to exit has no use for. This
+// server never answers QUIT: Close returns at once all the same (it
+// waited for the 2 s bound before).
+func TestQuitDoesNotWait_FakeServer(t *testing.T) {
+	f := newFake(t, fakeOpts{caps: []string{"OVER"}, stall: map[string]bool{"QUIT": true}, groups: []*fakeGroup{smallGroup("misc.test", testArticles()...)}})
+	c, _ := newClient(t, &nntp.Driver{Server: f.addr})
+	fetchBody(t, c, "news:one@fake.test")
+	start := time.Now()
+	c.Close()
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("Close took %v waiting for the reply to QUIT", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.Contains(f.commands(), "QUIT") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server got %q, no QUIT", f.commands())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
