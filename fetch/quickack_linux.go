@@ -10,3 +10,10 @@ const quickAckWorks = true
 func setQuickAck(fd uintptr) {
 	unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_QUICKACK, 1)
 }
+
+// setRcvLowat sets the least a read of the socket fd waits for
+// (SO_RCVLOWAT, socket(7)); an error leaves reads as they were, which
+// only costs CPU time.
+func setRcvLowat(fd uintptr, n int) {
+	unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVLOWAT, n)
+}

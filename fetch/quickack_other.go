@@ -6,3 +6,5 @@ package fetch
 const quickAckWorks = false
 
 func setQuickAck(uintptr) {}
+
+func setRcvLowat(uintptr, int) {}

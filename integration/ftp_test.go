@@ -164,6 +164,48 @@ func TestFTPAbsolutePath(t *testing.T) {
 	}
 }
 
+// Issue 24, point 2: the round trips of ftp URLs on vsftpd, counted as
+// the groups of commands the client writes before it reads a reply (the
+// trace shows each command as written, each reply as read). A file in a
+// directory: USER; PASS; FEAT and PWD; CWD, TYPE, SIZE, MDTM (a
+// library Client wants the time; the command does not) and EPSV; RETR
+// (the data connection between): five, where the CWD was a round trip
+// of its own before. The next file on the connection: MDTM, EPSV and
+// RETR, one, with no TYPE or SIZE again; a file in other directories:
+// the way back and the CWDs with MDTM and EPSV, then RETR.
+func TestFTPRoundTrips(t *testing.T) {
+	c, trace := traceClient(t)
+	groups := func() [][]string {
+		var gs [][]string
+		var cur []string
+		for _, l := range strings.Split(trace.String(), "\n") {
+			switch {
+			case strings.HasPrefix(l, "> "):
+				cur = append(cur, strings.TrimPrefix(l, "> "))
+			case strings.HasPrefix(l, "< ") && cur != nil:
+				gs, cur = append(gs, cur), nil
+			}
+		}
+		trace.Reset()
+		return gs
+	}
+	get(t, c, ftpBase(t)+"/small100/file-000.txt")
+	want := [][]string{{"USER anonymous"}, {"PASS ***"}, {"FEAT", "PWD"}, {"CWD small100", "TYPE I", "SIZE file-000.txt", "MDTM file-000.txt", "EPSV"}, {"RETR file-000.txt"}}
+	if got := groups(); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("first file: round trips %q, want %q", got, want)
+	}
+	get(t, c, ftpBase(t)+"/small100/file-001.txt")
+	want = [][]string{{"MDTM file-001.txt", "EPSV", "RETR file-001.txt"}}
+	if got := groups(); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("next file: round trips %q, want %q", got, want)
+	}
+	get(t, c, ftpBase(t)+"/a/b/c/file.txt")
+	want = [][]string{{"CWD /", "CWD a", "CWD b", "CWD c", "MDTM file.txt", "EPSV"}, {"RETR file.txt"}}
+	if got := groups(); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("a file in other directories: round trips %q, want %q", got, want)
+	}
+}
+
 // An empty segment is "CWD " with an empty argument, which vsftpd
 // refuses: not found. One CWD of the whole path reaches the file.
 func TestFTPEmptySegment(t *testing.T) {
@@ -173,8 +215,10 @@ func TestFTPEmptySegment(t *testing.T) {
 	if !errors.Is(err, fetch.ErrNotFound) || !strings.Contains(err.Error(), "550") {
 		t.Errorf("%s: error %v, want ErrNotFound with vsftpd's 550", raw, err)
 	}
-	if !strings.Contains(trace.String(), "> CWD \n< 550") {
-		t.Errorf("trace has no CWD with an empty argument:\n%s", trace)
+	// The CWDs go out with TYPE, SIZE and EPSV (issue 24, point 2): the
+	// empty one's 550 is the first reply after them, and no RETR follows.
+	if miss := inOrder(trace.String(), "> CWD \n> CWD a\n", "> EPSV\n< 550 "); miss != "" || strings.Contains(trace.String(), "> RETR") {
+		t.Errorf("trace has no CWD with an empty argument refused with 550 (missing %q), or a RETR:\n%s", miss, trace)
 	}
 
 	c = client(t)

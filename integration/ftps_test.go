@@ -30,6 +30,12 @@ func TestFTPSConformance(t *testing.T) { ftpConformance(t, "ftps", addr(t, "FTPS
 
 // The 64 MiB file over implicit TLS, and the listing's entries stay
 // ftps URLs: a server's listing must not lead the client to cleartext.
+// The 64 MiB file over implicit TLS through the command: its bytes, and
+// a peak RSS under the bound (issue 24, point 6).
+func TestFTPSBigFileCommand(t *testing.T) {
+	checkBigFile(t, ftpsBase(t)+"/big.bin")
+}
+
 func TestFTPSBigFileAndListing(t *testing.T) {
 	c, trace := traceClient(t)
 	c.TLSConfig = testTLS(t)

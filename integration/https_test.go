@@ -36,6 +36,13 @@ func helloFile(t testing.TB) []byte {
 	return b
 }
 
+// The 64 MiB file over HTTP/2 through the command: its bytes, and a
+// peak RSS under the bound (issue 24, point 6: net/http's 4 MiB window
+// a stream had taken it to 19 MiB).
+func TestHTTPSBigFileStreams(t *testing.T) {
+	checkBigFile(t, httpsBase(t)+"/big.bin")
+}
+
 // An https fetch speaks HTTP/2 (ALPN h2) when nginx offers it; the trace
 // shows the TLS session (version, cipher, ALPN, the certificate's subject
 // and issuer), the request's pseudo-header fields as sent, and the

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,6 +148,45 @@ func sentIndex(lines []string, line string) int {
 		}
 	}
 	return -1
+}
+
+// Issue 24, point 2: no round trip the URL does not need. Each URL form
+// on a new connection to INN, whose nnrpd is a reader from the greeting
+// on, sends only what the URL asks for: no CAPABILITIES, no MODE READER
+// (the driver sends no command before the reply to the last, so each
+// command is one round trip after the greeting). A second URL on the
+// pooled connection sends only its own commands.
+func TestNewsRoundTrips(t *testing.T) {
+	for _, tc := range []struct {
+		urls []string
+		want []string
+	}{
+		{[]string{"news:hello@urlfetch.test"}, []string{"ARTICLE <hello@urlfetch.test>"}},
+		{[]string{"news:urlfetch.test"}, []string{"GROUP urlfetch.test", "OVER 1-4"}},
+		{[]string{"news:*"}, []string{"LIST ACTIVE"}},
+		{[]string{nntpBase(t) + "/urlfetch.test/2"}, []string{"GROUP urlfetch.test", "ARTICLE 2"}},
+		{[]string{"news:hello@urlfetch.test", "news:dot-stuffed@urlfetch.test", "news:urlfetch.test"},
+			[]string{"ARTICLE <hello@urlfetch.test>", "ARTICLE <dot-stuffed@urlfetch.test>", "GROUP urlfetch.test", "OVER 1-4"}},
+	} {
+		t.Run(strings.Join(tc.urls, " "), func(t *testing.T) {
+			c, _, tap := newsClient(t)
+			for _, u := range tc.urls {
+				resp, err := c.Fetch(t.Context(), u)
+				if err != nil {
+					t.Fatalf("Fetch(%q): %v", u, err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			var got []string
+			for _, l := range tap.sent() {
+				got = append(got, strings.TrimSuffix(l, "\r\n"))
+			}
+			if !slices.Equal(got, tc.want) || tap.dials() != 1 {
+				t.Errorf("the client sent %q on %d connections, want %q on 1", got, tap.dials(), tc.want)
+			}
+		})
+	}
 }
 
 func TestNewsArticle(t *testing.T) {

@@ -94,8 +94,12 @@ func TestNNTPSArticle(t *testing.T) {
 	if sent == "" || sent[0] != 0x16 || strings.Contains(sent, "ARTICLE") || strings.Contains(sent, "GROUP") {
 		t.Errorf("the client's bytes on the nntps connection begin %q; want a TLS record (0x16) and no command in cleartext", sent[:min(len(sent), 32)])
 	}
-	if miss := inOrder(log.String(), "* connecting to "+addr(t, "NNTPS"), "* TLS: TLS 1.", "* TLS certificate: subject ", "< 20", "> CAPABILITIES", "> GROUP urlfetch.test", "> ARTICLE 1"); miss != "" {
+	if miss := inOrder(log.String(), "* connecting to "+addr(t, "NNTPS"), "* TLS: TLS 1.", "* TLS certificate: subject ", "< 20", "> GROUP urlfetch.test", "> ARTICLE 1"); miss != "" {
 		t.Errorf("the trace has no %q where it belongs (TLS before the greeting):\n%s", miss, log)
+	}
+	// Issue 24, point 2: TLS from the first byte needs no capabilities.
+	if strings.Contains(log.String(), "> CAPABILITIES") {
+		t.Errorf("the trace has a CAPABILITIES no step needed:\n%s", log)
 	}
 }
 
@@ -151,8 +155,11 @@ func TestSNewsCommand(t *testing.T) {
 	if _, body := splitArticle(t, []byte(r.stdout)); body != wantBody {
 		t.Errorf("body = %q, want %q", body, wantBody)
 	}
-	if miss := inOrder(r.stderr, "* TLS: TLS 1.", "* TLS certificate: subject ", "> CAPABILITIES", "> ARTICLE <hello@urlfetch.test>"); miss != "" {
+	if miss := inOrder(r.stderr, "* TLS: TLS 1.", "* TLS certificate: subject ", "< 20", "> ARTICLE <hello@urlfetch.test>"); miss != "" {
 		t.Errorf("-v has no %q where it belongs:\n%s", miss, r.stderr)
+	}
+	if strings.Contains(r.stderr, "> CAPABILITIES") {
+		t.Errorf("-v shows a CAPABILITIES no step needed (issue 24, point 2):\n%s", r.stderr)
 	}
 }
 

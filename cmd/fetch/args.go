@@ -61,6 +61,8 @@ type optSpec struct {
 func optionsOf(flags []cli.Flag) optionTable {
 	t := optionTable{}
 	for _, f := range flags {
+		names := f.Names() // a namedFlag's, worked out once
+		f = unwrapFlag(f)
 		k := optValue
 		repeat := ""
 		switch f := f.(type) {
@@ -79,7 +81,7 @@ func optionsOf(flags []cli.Flag) optionTable {
 				k = optSwitch
 			}
 		}
-		for _, n := range f.Names() {
+		for _, n := range names {
 			t[n] = optSpec{k, repeat}
 		}
 	}

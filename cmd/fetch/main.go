@@ -107,7 +107,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, code *int) *cli.App {
 	app := &cli.App{
 		Name:                      "fetch",
 		Usage:                     "dereference URLs of every RFC 1738 scheme",
-		Flags:                     flags,
+		Flags:                     namedFlags(flags),
 		HideHelp:                  true,
 		HideHelpCommand:           true,
 		HideVersion:               true,

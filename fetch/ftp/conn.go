@@ -328,28 +328,86 @@ func (s *session) current() (context.Context, *fetch.Request) {
 // last URL had the same directories) it sends nothing; when it is
 // elsewhere it first returns to the entry directory.
 func (s *session) chdir(cwds []string) error {
+	dirs, back, err := s.route(cwds)
+	if err != nil {
+		return err
+	}
+	for i, dir := range dirs {
+		if _, err := s.cwd(dir); err != nil {
+			if i == 0 && back {
+				return fmt.Errorf("%w %q: %v", errStale, s.entryDir, err)
+			}
+			return err
+		}
+		if i == 0 && back {
+			s.at = nil
+		} else {
+			s.at = append(s.at, dir)
+		}
+	}
+	return nil
+}
+
+// route returns the CWD arguments that bring the session to where cwds
+// lead from the entry directory, as chdir would send them, and whether
+// the first is the way back to the entry directory; none when the
+// session is there already.
+func (s *session) route(cwds []string) (dirs []string, back bool, err error) {
 	if slices.Equal(s.at, cwds) {
 		if len(cwds) > 0 {
 			s.note("in the directories of the last URL already: no CWD")
 		}
-		return nil
+		return nil, false, nil
 	}
 	if len(s.at) > 0 {
 		if s.entryDir == "" {
-			return fmt.Errorf("%w: PWD gave none", errStale)
+			return nil, false, fmt.Errorf("%w: PWD gave none", errStale)
 		}
-		if _, err := s.cwd(s.entryDir); err != nil {
+		dirs, back = append(dirs, s.entryDir), true
+	}
+	return append(dirs, cwds...), back, nil
+}
+
+// arrive reads the replies to the CWDs of route (dirs, back), written
+// ahead with other commands, and notes where the session is: at
+// the entry directory and then every CWD that succeeded, which is where
+// the server is, a refused one left out. The first refusal is the error;
+// after it, the replies to what was written ahead are read too (it ran
+// in another directory than the URL's, which changes nothing but TYPE).
+// A session that cannot get back to its entry directory is stale.
+func (s *session) arrive(dirs []string, back bool) error {
+	var first error
+	for i, dir := range dirs {
+		_, err := s.cwd(dir)
+		switch {
+		case err != nil && !refused(err):
+			return err // the connection broke: nothing more to read
+		case i == 0 && back && err != nil:
+			// Where the server is, nobody knows now.
+			s.broken = true
 			return fmt.Errorf("%w %q: %v", errStale, s.entryDir, err)
+		case i == 0 && back:
+			s.at = nil
+		case err == nil:
+			s.at = append(s.at, dir)
+		case first == nil:
+			first = err
 		}
-		s.at = nil
 	}
-	for _, dir := range cwds {
-		if _, err := s.cwd(dir); err != nil {
-			return err
+	if first == nil {
+		return nil
+	}
+	for len(s.pending) > 0 && !s.broken {
+		cmd := s.pending[0]
+		_, err := s.expect(cmd, 200, 213, 227, 229)
+		if err != nil && !refused(err) {
+			break // release closes the session: its state is unknown
 		}
-		s.at = append(s.at, dir)
+		if err == nil && strings.HasPrefix(cmd, "TYPE ") {
+			s.typ = cmd[len("TYPE ")]
+		}
 	}
-	return nil
+	return first
 }
 
 // cwd sends CWD dir. RFC 959 gives 250; some servers answer 200.
@@ -498,6 +556,7 @@ func (s *session) dial(ctx context.Context, req *fetch.Request, port int) dataCo
 		return dataConn{err: fmt.Errorf("ftp: the data connection: %w", err)}
 	}
 	if s.dataTLS == nil {
+		c.Stream()
 		return dataConn{conn: c}
 	}
 	tc := tls.Client(c, s.dataTLS)

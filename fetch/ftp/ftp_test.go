@@ -845,6 +845,53 @@ func TestTraceMasksPassword(t *testing.T) {
 	}
 }
 
+// Issue 24, point 2: a file's CWDs go out with TYPE, SIZE, MDTM and
+// EPSV, a round trip less a directory change; RETR waits for their
+// replies (in another directory it would fetch another file). A refused
+// CWD is the fetch's error, sends no RETR, and leaves the connection in
+// step for the next URL.
+func TestPipelinedCWD(t *testing.T) {
+	srv := newFakeServer(t)
+	c := newClient(t, nil)
+	var trace []string
+	c.Trace = func(dir fetch.Direction, line string) { trace = append(trace, string(dir)+" "+line) }
+	get(t, c, srv.URL("/pub/a/b/nested.txt"))
+	i := slices.Index(trace, "> CWD pub")
+	want := []string{"> CWD pub", "> CWD a", "> CWD b", "> TYPE I", "> SIZE nested.txt", "> MDTM nested.txt", "> EPSV", "< 250 Directory successfully changed."}
+	if i < 0 || !slices.Equal(trace[i:min(len(trace), i+len(want))], want) {
+		t.Errorf("trace %q, want %q in one write before the first reply", trace, want)
+	}
+	if j := slices.Index(trace, "> RETR nested.txt"); j < i+len(want) {
+		t.Errorf("RETR at %d of %q, want it after the CWDs' replies", j, trace)
+	}
+	srv.commands()
+	_, err := c.Fetch(t.Context(), srv.URL("/pub/nothere/x.txt"))
+	if !errors.Is(err, fetch.ErrNotFound) || !strings.Contains(err.Error(), "CWD nothere") {
+		t.Errorf("a missing directory: error %v, want ErrNotFound naming CWD nothere", err)
+	}
+	if cmds := srv.commands(); slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "RETR") }) {
+		t.Errorf("after a refused CWD the server got %q: a RETR in the wrong directory", cmds)
+	}
+	if _, body := get(t, c, srv.URL("/readme.txt")); body != "hello, ftp\n" {
+		t.Errorf("the next URL: %q", body)
+	}
+	if n := srv.connections(); n != 1 {
+		t.Errorf("%d connections, want 1: the refused CWD's connection stays in step", n)
+	}
+	// CWDs after a refused one ran all the same, from where the server
+	// was: the session knows where that is, and the next URLs get their
+	// own files.
+	if _, err := c.Fetch(t.Context(), srv.URL("/nothere/pub/lines.txt")); !errors.Is(err, fetch.ErrNotFound) {
+		t.Errorf("/nothere/pub/lines.txt: error %v, want ErrNotFound", err)
+	}
+	if _, body := get(t, c, srv.URL("/pub/lines.txt")); body != "one\ntwo\r\nthree\rfour\n" {
+		t.Errorf("/pub/lines.txt after it: %q", body)
+	}
+	if _, body := get(t, c, srv.URL("/readme.txt")); body != "hello, ftp\n" {
+		t.Errorf("/readme.txt after it: %q", body)
+	}
+}
+
 // The commands up to RETR go out in one write; the server sees them in
 // order either way.
 func TestPipelining(t *testing.T) {

@@ -290,8 +290,14 @@ func (d *Driver) groupList(ctx context.Context, req *fetch.Request, c *conn, t *
 	if err != nil {
 		return nil, err
 	}
+	if (code == StatusUnknownCommand || code == StatusSyntaxError) && t.group == "" {
+		if err := c.learnCaps(req); err != nil {
+			return nil, err
+		}
+	}
 	if (code == StatusUnknownCommand || code == StatusSyntaxError) && t.group == "" && c.caps == nil {
-		// RFC 977: LIST without a keyword is the active file.
+		// RFC 977: LIST without a keyword is the active file, on a
+		// server that knows no CAPABILITIES.
 		line = "LIST"
 		if code, msg, err = c.cmd(ctx, req, t, line); err != nil {
 			return nil, err

@@ -30,12 +30,13 @@ const (
 	// Usenet feed, some 100,000 groups, is about 5 MB), the lines of an
 	// overview beyond the articles asked for.
 	maxBlock = 16 << 20
-	// quitTimeout bounds the wait for the reply to QUIT.
+	// quitTimeout bounds the write of QUIT.
 	quitTimeout = 2 * time.Second
 )
 
 // conn is one connection to a news server, ready for commands: greeted,
-// its capabilities known, in reader mode, over TLS when it was asked for.
+// over TLS when it was asked for; its capabilities and reader mode are
+// learned when a command needs them, and kept while it is pooled.
 type conn struct {
 	nc  *fetch.Conn // the dial path's connection, under TLS if any
 	br  *bufio.Reader
@@ -45,10 +46,17 @@ type conn struct {
 	lr  *bufio.Reader  // the lines of multi-line blocks, made once
 	req *fetch.Request // the fetch it serves now, whose Client's limits keep it idle
 
-	greeting string              // the server's greeting line, "200 ... ready"
-	caps     map[string][]string // nil when the server knows no CAPABILITIES
-	over     string              // the overview command that works: OVER or XOVER
-	tried    bool                // the other overview command was tried
+	greeting string // the server's greeting line, "200 ... ready"
+	// caps is the capability list, learned only when a step needs it
+	// (learnCaps): nil when not asked yet (asked false) or when the
+	// server knows no CAPABILITIES (asked true). A pooled connection
+	// keeps it for the next fetch.
+	caps     map[string][]string
+	asked    bool
+	over     string // the overview command that works: OVER or XOVER
+	tried    bool   // the other overview command was tried
+	switched bool   // MODE READER was sent, or a switch tried
+	served   bool   // a reader command was answered: the mode serves readers
 	authed   bool
 	tls      bool // the commands go over TLS
 
@@ -134,18 +142,21 @@ func (d *Driver) put(c *conn) {
 }
 
 // quit ends the session with QUIT (RFC 3977 section 5.4) and closes the
-// connection.
+// connection, without waiting for the 205: the server ends the session
+// at QUIT whatever the client does next, and a command that is about to
+// exit would wait a round trip for the reply (issue 24; the FTP driver's
+// QUIT does not wait either).
 func (c *conn) quit() {
 	c.nc.SetIdleTimeout(quitTimeout)
-	if c.w.PrintfLine("QUIT") == nil {
-		c.br.ReadSlice('\n') // 205, or nothing: the connection ends either way
-	}
+	c.w.PrintfLine("QUIT")
 	c.nc.Close()
 }
 
-// hello reads the greeting, learns the capabilities, turns to TLS with
-// STARTTLS when the Client asks for it, and switches to reader mode where
-// the server needs it.
+// hello reads the greeting and, when the Client asks for TLS, turns to it
+// with STARTTLS. Nothing else is asked up front: the capabilities and the
+// reader mode are learned when a step needs them (cmd, switchMode), so
+// that news:<message-id> costs the greeting and one ARTICLE, as it costs
+// lynx.
 func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
 	code, msg, err := c.readReply(req, "greeting")
 	if err != nil {
@@ -161,15 +172,22 @@ func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
 	default:
 		return fetch.Errorf(fetch.ErrProtocol, "nntp: %s greets with an unexpected reply: %w", t.addr, replyError("", code, msg))
 	}
-	if err := c.capabilities(req); err != nil {
+	if t.key.tls != startTLSTry && t.key.tls != startTLSRequire {
+		return nil
+	}
+	// STARTTLS is sent only when the capabilities offer it.
+	if err := c.learnCaps(req); err != nil {
 		return err
 	}
-	if t.key.tls == startTLSTry || t.key.tls == startTLSRequire {
-		if err := c.startTLS(ctx, req, t); err != nil {
-			return err
-		}
+	if err := c.startTLS(ctx, req, t); err != nil {
+		return err
 	}
-	return c.readerMode(ctx, req, t)
+	if c.asked && c.caps != nil && c.modeSwitching() {
+		// Known already: switch now rather than after a refusal.
+		_, err := c.modeReader(ctx, req, t)
+		return err
+	}
+	return nil
 }
 
 // modeSwitching reports whether the server is a mode-switching one not
@@ -177,33 +195,60 @@ func (c *conn) hello(ctx context.Context, req *fetch.Request, t *target) error {
 // not READER.
 func (c *conn) modeSwitching() bool { return c.has("MODE-READER") && !c.has("READER") }
 
-// readerMode sends MODE READER where the server needs it, and learns
-// which overview command works.
-func (c *conn) readerMode(ctx context.Context, req *fetch.Request, t *target) error {
-	// RFC 3977 section 5.3: a mode-switching server lists MODE-READER
-	// and not yet READER. A server without CAPABILITIES may be one of
-	// RFC 2980's, which want MODE READER; others answer 500.
-	if c.caps == nil || c.modeSwitching() {
-		code, msg, err := c.cmd(ctx, req, t, "MODE READER")
-		if err != nil {
-			return err
-		}
-		switch code {
-		case StatusPostingAllowed, StatusPostingProhibited:
-			if c.caps != nil {
-				if err := c.capabilities(req); err != nil {
-					return err
-				}
-			}
-		case StatusPermissionDenied, StatusUnavailable:
-			return commandError("MODE READER", code, msg)
-		}
+// switchMode turns a mode-switching server to reader mode after it
+// refused a reader command with code and msg, and reports whether it did:
+// the command is then worth sending again. RFC 3977 section 3.2.1 names
+// the way in its reply, "401 MODE-READER"; servers older than it answer a
+// reader command in transit mode with 500 or 502, and only the first
+// reader command of a connection is read so (a server that has served
+// one is in reader mode): then the capabilities decide, asked now, as a
+// server that lists MODE-READER and not READER is one to switch, and so
+// is one that knows no CAPABILITIES (RFC 2980's servers want MODE
+// READER). Tried once a connection.
+func (c *conn) switchMode(ctx context.Context, req *fetch.Request, t *target, code int, msg string) (bool, error) {
+	if c.switched {
+		return false, nil
 	}
-	c.over = "OVER"
-	if !c.has("OVER") {
-		c.over = "XOVER" // RFC 2980 section 2.8
+	switch code {
+	case StatusWrongMode:
+		if f := strings.Fields(msg); len(f) == 0 || !strings.EqualFold(f[0], "MODE-READER") {
+			return false, nil
+		}
+	case StatusUnknownCommand, StatusPermissionDenied:
+		if c.served {
+			return false, nil
+		}
+		if err := c.learnCaps(req); err != nil {
+			return false, err
+		}
+		if c.caps != nil && !c.modeSwitching() {
+			return false, nil
+		}
+	default:
+		return false, nil
 	}
-	return nil
+	return c.modeReader(ctx, req, t)
+}
+
+// modeReader sends MODE READER (RFC 3977 section 5.3) and reports
+// whether the server is a reader now. What it knew of the capabilities
+// is forgotten: they change with the mode.
+func (c *conn) modeReader(ctx context.Context, req *fetch.Request, t *target) (bool, error) {
+	c.switched = true
+	code, msg, err := c.authed480(ctx, req, t, "MODE READER")
+	if err != nil {
+		return false, err
+	}
+	switch code {
+	case StatusPostingAllowed, StatusPostingProhibited:
+		if c.caps != nil {
+			c.forgetCaps() // a server without CAPABILITIES stays one
+		}
+		return true, nil
+	case StatusPermissionDenied, StatusUnavailable:
+		return false, commandError("MODE READER", code, msg)
+	}
+	return false, nil // 500: no mode to switch; the refusal stands
 }
 
 // startTLS turns the connection to TLS with STARTTLS (RFC 4642), which
@@ -216,12 +261,14 @@ func (c *conn) startTLS(ctx context.Context, req *fetch.Request, t *target) erro
 		// A mode-switching server may offer STARTTLS in reader mode
 		// only (RFC 3977 section 5.3.3, the example of errata 1523).
 		// Sent without AUTHINFO: a 480 waits until TLS is settled.
+		c.switched = true
 		code, _, err := c.send(req, "MODE READER")
 		if err != nil {
 			return err
 		}
 		if code == StatusPostingAllowed || code == StatusPostingProhibited {
-			if err := c.capabilities(req); err != nil {
+			c.forgetCaps()
+			if err := c.learnCaps(req); err != nil {
 				return err
 			}
 		}
@@ -260,8 +307,8 @@ func (c *conn) startTLS(ctx context.Context, req *fetch.Request, t *target) erro
 	c.tls = true
 	// RFC 4642 section 2.2.2: the client MUST discard what it learned
 	// before TLS, and asks for the capabilities again.
-	c.caps = nil
-	return c.capabilities(req)
+	c.forgetCaps()
+	return c.learnCaps(req)
 }
 
 // noTLS goes on in cleartext after a STARTTLS the server did not give,
@@ -274,12 +321,18 @@ func (c *conn) noTLS(req *fetch.Request, t *target, why string) error {
 	return nil
 }
 
-// capabilities asks for the capability list (RFC 3977 section 5.2).
-func (c *conn) capabilities(req *fetch.Request) error {
+// learnCaps asks for the capability list (RFC 3977 section 5.2) unless
+// the connection knows it: once a connection, again only after a change
+// of mode, TLS or login made the server's answer another.
+func (c *conn) learnCaps(req *fetch.Request) error {
+	if c.asked {
+		return nil
+	}
 	code, _, err := c.send(req, "CAPABILITIES")
 	if err != nil {
 		return err
 	}
+	c.asked = true
 	if code != StatusCapabilities {
 		c.caps = nil
 		return nil
@@ -303,16 +356,61 @@ func (c *conn) capabilities(req *fetch.Request) error {
 	return nil
 }
 
+// forgetCaps drops the capability list after a change that makes it
+// stale (RFC 3977 section 5.3 for MODE READER, RFC 4642 section 2.2.2
+// for TLS; after AUTHINFO, RFC 4643 has the server list its commands
+// anew), and the overview command chosen from it, unless a reply chose
+// that.
+func (c *conn) forgetCaps() {
+	c.caps, c.asked = nil, false
+	if !c.tried {
+		c.over = ""
+	}
+}
+
 // has reports whether the server lists the capability.
 func (c *conn) has(capability string) bool {
 	_, ok := c.caps[capability]
 	return ok
 }
 
-// cmd sends one command and reads the status line of its reply. When the
-// server asks for authentication (480), it authenticates and sends the
-// command again.
+// overCommand is the overview command to send: OVER, or XOVER (RFC 2980
+// section 2.8) when the capabilities, if known, do not list OVER. Unknown
+// capabilities are not asked for: a 500 to OVER tries XOVER (overview).
+func (c *conn) overCommand() string {
+	if c.over == "" {
+		c.over = "OVER"
+		if c.asked && !c.has("OVER") {
+			c.over = "XOVER"
+		}
+	}
+	return c.over
+}
+
+// cmd sends one reader command and reads the status line of its reply.
+// When the server asks for authentication (480), it authenticates and
+// sends the command again; when it says it is not in reader mode, it
+// switches (switchMode) and sends the command again.
 func (c *conn) cmd(ctx context.Context, req *fetch.Request, t *target, line string) (int, string, error) {
+	code, msg, err := c.authed480(ctx, req, t, line)
+	if err != nil {
+		return 0, "", err
+	}
+	if code < 400 {
+		c.served = true
+		return code, msg, nil
+	}
+	again, err := c.switchMode(ctx, req, t, code, msg)
+	if err != nil || !again {
+		return code, msg, err
+	}
+	return c.cmd(ctx, req, t, line) // once: switchMode tries once
+}
+
+// authed480 sends one command and reads the status line of its reply.
+// When the server asks for authentication (480), it authenticates and
+// sends the command again.
+func (c *conn) authed480(ctx context.Context, req *fetch.Request, t *target, line string) (int, string, error) {
 	code, msg, err := c.send(req, line)
 	if err != nil || code != StatusAuthRequired || c.authed {
 		return code, msg, err
@@ -467,6 +565,7 @@ func (c *conn) auth(ctx context.Context, req *fetch.Request, t *target, why stri
 	switch code {
 	case StatusAuthAccepted:
 		c.authed = true
+		c.forgetCaps()
 		return nil
 	case StatusEncryptionRequired:
 		if !c.tls {
@@ -564,7 +663,7 @@ func parseGroup(msg string) (count, low, high int64, err error) {
 // in the range is no line.
 func (c *conn) overview(ctx context.Context, req *fetch.Request, t *target, lo, hi int64, fn func([]byte) error) error {
 	for {
-		line := fmt.Sprintf("%s %d-%d", c.over, lo, hi)
+		line := fmt.Sprintf("%s %d-%d", c.overCommand(), lo, hi)
 		code, msg, err := c.cmd(ctx, req, t, line)
 		if err != nil {
 			return err

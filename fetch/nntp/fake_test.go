@@ -34,9 +34,13 @@ type fake struct {
 }
 
 type fakeOpts struct {
-	greeting   string            // "200 fake news server ready" by default
-	caps       []string          // nil: CAPABILITIES is unknown (500)
-	modeReader bool              // caps list MODE-READER, not READER, until MODE READER
+	greeting   string   // "200 fake news server ready" by default
+	caps       []string // nil: CAPABILITIES is unknown (500)
+	modeReader bool     // caps list MODE-READER, not READER, until MODE READER
+	// transit is the reply to a reader command before MODE READER on a
+	// modeReader server: RFC 3977's "401 MODE-READER" when empty; an
+	// older server's "500 What?" or "502 ..." when set.
+	transit    string
 	noOver     bool              // OVER is unknown; XOVER works
 	user, pass string            // set: commands want AUTHINFO first (480)
 	replies    map[string]string // command -> raw reply, in place of the usual
@@ -237,6 +241,14 @@ func (f *fake) serve(c net.Conn) {
 			send("480 Authentication required for command\r\n")
 			continue
 		}
+		if f.opts.modeReader && !reader && readerCommand[verb] {
+			if f.opts.transit == "" {
+				send("401 MODE-READER\r\n")
+			} else {
+				send(f.opts.transit + "\r\n")
+			}
+			continue
+		}
 		switch verb {
 		case "CAPABILITIES":
 			if f.opts.caps == nil {
@@ -352,6 +364,11 @@ func (f *fake) serve(c net.Conn) {
 		}
 	}
 }
+
+// readerCommand holds the commands a mode-switching server refuses
+// before MODE READER (RFC 3977 section 3.4.2: they are the READER
+// capability's).
+var readerCommand = map[string]bool{"GROUP": true, "ARTICLE": true, "HEAD": true, "OVER": true, "XOVER": true, "LIST": true}
 
 // find returns the article that an ARTICLE argument names.
 func (f *fake) find(arg string, selected *fakeGroup) *fakeArticle {

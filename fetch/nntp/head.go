@@ -29,7 +29,7 @@ import (
 //   - news:*, a wildmat and nntp://host/ name lists of groups, which
 //     only LIST gives, and LIST is the transfer: the Head is the server's
 //     greeting (the Status), on a connection that has shown the server
-//     there and willing (authenticated when it asks).
+//     there and willing; nothing is sent.
 //
 // The connection goes back to the pool before head returns.
 func (d *Driver) head(ctx context.Context, req *fetch.Request, c *conn, t *target) (*fetch.Response, error) {

@@ -64,11 +64,16 @@
 //
 // The Driver keeps the connection of a finished fetch for the next one to
 // the same server: several news URLs cost one connection. The server's
-// greeting is read once, CAPABILITIES asked once, and MODE READER sent
-// where the server needs it. When the server answers 480, the driver
-// authenticates with AUTHINFO USER and PASS (RFC 4643 section 2.3) with
-// the user and password of an nntp URL, else a login from netrc, else the
-// Client's password prompt, and repeats the command. Client.Close (or
+// greeting is read once. CAPABILITIES is asked only when a step needs it
+// (STARTTLS; a server that refuses the first reader command; one that
+// does not know LIST ACTIVE), once a connection, and MODE READER sent
+// only where the server says it needs it (RFC 3977's "401 MODE-READER",
+// or the 500 or 502 of an older server whose capabilities call for it),
+// then the command again: news:<message-id> is the greeting and one
+// ARTICLE. When the server answers 480, the driver authenticates with
+// AUTHINFO USER and PASS (RFC 4643 section 2.3) with the user and
+// password of an nntp URL, else a login from netrc, else the Client's
+// password prompt, and repeats the command. Client.Close (or
 // Driver.Close) ends the idle connections with QUIT.
 //
 // A decoded CR, LF or NUL in a group, message-id, user or password is
@@ -120,6 +125,7 @@ const (
 	StatusPasswordRequired   = 381 // password required (after AUTHINFO USER)
 	StatusContinueWithTLS    = 382 // continue with TLS negotiation (STARTTLS)
 	StatusUnavailable        = 400 // service not available, or no longer
+	StatusWrongMode          = 401 // change the mode first: "401 MODE-READER"
 	StatusNoSuchGroup        = 411 // no such newsgroup
 	StatusNoCurrentArticle   = 420 // current article number is invalid
 	StatusNoArticleNumber    = 423 // no article with that number, or in that range

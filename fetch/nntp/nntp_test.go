@@ -172,7 +172,7 @@ func TestAuthinfo_FakeServer(t *testing.T) {
 		if !strings.HasSuffix(body, "\n\nhello\n") {
 			t.Errorf("body = %q", body)
 		}
-		want := []string{"CAPABILITIES", "GROUP misc.test", "AUTHINFO USER joe", "AUTHINFO PASS " + secret, "GROUP misc.test", "ARTICLE 1"}
+		want := []string{"GROUP misc.test", "AUTHINFO USER joe", "AUTHINFO PASS " + secret, "GROUP misc.test", "ARTICLE 1"}
 		if got := f.commands(); !slices.Equal(got, want) {
 			t.Errorf("the server got %q, want %q", got, want)
 		}
@@ -244,34 +244,101 @@ func TestAuthinfo_FakeServer(t *testing.T) {
 	})
 }
 
+// Issue 24, point 2: the capabilities and the reader mode are asked for
+// only when the server's replies call for them. A server in reader mode
+// (INN's nnrpd) gets no CAPABILITIES and no MODE READER; a mode-switching
+// one gets MODE READER after it refuses the first reader command, and the
+// command again; CAPABILITIES only when the refusal does not name the
+// way (an older server's 500 or 502). Each command is a round trip, so
+// the lists are the round trips after the greeting.
 func TestModeReader_FakeServer(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts fakeOpts
 		want []string
 	}{
-		{"Capabilities", fakeOpts{caps: []string{"OVER"}, modeReader: true},
-			[]string{"CAPABILITIES", "MODE READER", "CAPABILITIES", "GROUP misc.test", "OVER 1-2"}},
-		{"NoCapabilities", fakeOpts{noOver: true},
-			[]string{"CAPABILITIES", "MODE READER", "GROUP misc.test", "XOVER 1-2"}},
-		{"OverUnknown", fakeOpts{caps: []string{"OVER"}, noOver: true},
-			[]string{"CAPABILITIES", "GROUP misc.test", "OVER 1-2", "XOVER 1-2"}},
 		{"Reader", fakeOpts{caps: []string{"OVER"}},
-			[]string{"CAPABILITIES", "GROUP misc.test", "OVER 1-2"}},
+			[]string{"GROUP misc.test", "OVER 1-2"}},
+		{"Switch401", fakeOpts{caps: []string{"OVER"}, modeReader: true},
+			[]string{"GROUP misc.test", "MODE READER", "GROUP misc.test", "OVER 1-2"}},
+		{"Switch502", fakeOpts{caps: []string{"OVER"}, modeReader: true, transit: "502 Transit service only"},
+			[]string{"GROUP misc.test", "CAPABILITIES", "MODE READER", "GROUP misc.test", "OVER 1-2"}},
+		{"NoCapabilitiesSwitch500", fakeOpts{modeReader: true, transit: "500 What?", noOver: true},
+			[]string{"GROUP misc.test", "CAPABILITIES", "MODE READER", "GROUP misc.test", "XOVER 1-2"}},
+		{"NoCapabilities", fakeOpts{noOver: true},
+			[]string{"GROUP misc.test", "OVER 1-2", "XOVER 1-2"}},
+		{"OverUnknown", fakeOpts{caps: []string{"OVER"}, noOver: true},
+			[]string{"GROUP misc.test", "OVER 1-2", "XOVER 1-2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.groups = []*fakeGroup{smallGroup("misc.test", testArticles()...)}
 			f := newFake(t, tc.opts)
 			c, _ := newClient(t, &nntp.Driver{Server: f.addr})
-			resp, _ := fetchBody(t, c, "news:misc.test")
-			if resp.Kind != fetch.Listing {
-				t.Errorf("Kind = %v", resp.Kind)
+			resp, body := fetchBody(t, c, "news:misc.test")
+			if resp.Kind != fetch.Listing || strings.Count(body, "\n") != 2 {
+				t.Errorf("Kind = %v, body %q; want a listing of 2 articles", resp.Kind, body)
 			}
 			if got := f.commands(); !slices.Equal(got, tc.want) {
 				t.Errorf("the server got %q, want %q", got, tc.want)
 			}
 		})
 	}
+}
+
+// Issue 24, point 2: news:<message-id> is the greeting and one ARTICLE;
+// what a connection learned (the mode, the capabilities) stays with it
+// in the pool, so the next fetch on it asks nothing again.
+func TestRoundTripsPooled_FakeServer(t *testing.T) {
+	t.Run("Reader", func(t *testing.T) {
+		f := newFake(t, fakeOpts{caps: []string{"OVER"}, groups: []*fakeGroup{smallGroup("misc.test", testArticles()...)}})
+		c, _ := newClient(t, &nntp.Driver{Server: f.addr})
+		fetchBody(t, c, "news:one@fake.test")
+		fetchBody(t, c, "news:dots@fake.test")
+		want := []string{"ARTICLE <one@fake.test>", "ARTICLE <dots@fake.test>"}
+		if got := f.commands(); !slices.Equal(got, want) || f.dials() != 1 {
+			t.Errorf("the server got %q on %d connections, want %q on 1", got, f.dials(), want)
+		}
+	})
+	t.Run("Switch502", func(t *testing.T) {
+		f := newFake(t, fakeOpts{caps: []string{"OVER"}, modeReader: true, transit: "502 Transit service only",
+			groups: []*fakeGroup{smallGroup("misc.test", testArticles()...)}})
+		c, _ := newClient(t, &nntp.Driver{Server: f.addr})
+		fetchBody(t, c, "news:one@fake.test")
+		fetchBody(t, c, "news:misc.test")
+		fetchBody(t, c, "news:dots@fake.test")
+		want := []string{"ARTICLE <one@fake.test>", "CAPABILITIES", "MODE READER", "ARTICLE <one@fake.test>",
+			"GROUP misc.test", "OVER 1-2", "ARTICLE <dots@fake.test>"}
+		if got := f.commands(); !slices.Equal(got, want) || f.dials() != 1 {
+			t.Errorf("the server got %q on %d connections, want %q on 1", got, f.dials(), want)
+		}
+	})
+}
+
+// A refusal that is not about the mode is the fetch's answer: a missing
+// group costs no CAPABILITIES; a 502 to the first command of a server
+// that lists READER is a refusal after one CAPABILITIES, and no MODE
+// READER is sent.
+func TestRefusalNotMode_FakeServer(t *testing.T) {
+	t.Run("NoSuchGroup", func(t *testing.T) {
+		f := newFake(t, fakeOpts{caps: []string{"OVER"}})
+		c, _ := newClient(t, &nntp.Driver{Server: f.addr})
+		if _, err := c.Fetch(t.Context(), "news:no.such.group"); !errors.Is(err, fetch.ErrNotFound) {
+			t.Errorf("error = %v, want ErrNotFound", err)
+		}
+		if got, want := f.commands(), []string{"GROUP no.such.group"}; !slices.Equal(got, want) {
+			t.Errorf("the server got %q, want %q", got, want)
+		}
+	})
+	t.Run("Denied", func(t *testing.T) {
+		f := newFake(t, fakeOpts{caps: []string{"OVER"}, replies: map[string]string{"ARTICLE <one@fake.test>": "502 Permission denied\r\n"}})
+		c, _ := newClient(t, &nntp.Driver{Server: f.addr})
+		if _, err := c.Fetch(t.Context(), "news:one@fake.test"); !errors.Is(err, fetch.ErrAuth) || !strings.Contains(err.Error(), "502 Permission denied") {
+			t.Errorf("error = %v, want ErrAuth with the 502", err)
+		}
+		if got, want := f.commands(), []string{"ARTICLE <one@fake.test>", "CAPABILITIES"}; !slices.Equal(got, want) {
+			t.Errorf("the server got %q, want %q", got, want)
+		}
+	})
 }
 
 // The replies of a broken or hostile server: each fetch fails with the
@@ -296,7 +363,10 @@ func TestHostileReplies_FakeServer(t *testing.T) {
 			replies: map[string]string{"ARTICLE <one@fake.test>": "220 1 <one@fake.test>\r\nFrom: x\r\nSubj"},
 			hangUp:  map[string]bool{"ARTICLE <one@fake.test>": true},
 		}, "news:one@fake.test", fetch.ErrConnect, "closed the connection"},
-		{"HangUpAfterGreeting", fakeOpts{hangUp: map[string]bool{"CAPABILITIES": true}, caps: []string{"OVER"}}, "news:one@fake.test", fetch.ErrConnect, "closed the connection"},
+		{"HangUpAfterGreeting", fakeOpts{
+			replies: map[string]string{"ARTICLE <one@fake.test>": ""},
+			hangUp:  map[string]bool{"ARTICLE <one@fake.test>": true},
+		}, "news:one@fake.test", fetch.ErrConnect, "closed the connection"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.groups = []*fakeGroup{smallGroup("misc.test", testArticles()...)}
@@ -647,6 +717,8 @@ func TestEndlessEmptyLines_FakeServer(t *testing.T) {
 	addr := fetchtest.ServeOnce(t, func(c net.Conn) {
 		c.Write([]byte("200 fake\r\n"))
 		br := bufio.NewReader(c)
+		br.ReadString('\n') // GROUP, refused as by a server in transit mode
+		c.Write([]byte("502 Transit service only\r\n"))
 		br.ReadString('\n') // CAPABILITIES
 		c.Write([]byte("101 caps\r\n"))
 		empty := []byte(strings.Repeat("\r\n", 1<<16))
@@ -660,5 +732,27 @@ func TestEndlessEmptyLines_FakeServer(t *testing.T) {
 	_, err := c.Fetch(t.Context(), "nntp://"+addr+"/misc.test/1")
 	if !errors.Is(err, fetch.ErrProtocol) || !strings.Contains(err.Error(), "capability list goes on past") {
 		t.Errorf("a capability list of endless empty lines: %v; want ErrProtocol at the bound", err)
+	}
+}
+
+// Issue 24: Close ends an idle connection with QUIT and does not wait for
+// the 205, a round trip a command about to exit has no use for. This
+// server never answers QUIT: Close returns at once all the same (it
+// waited for the 2 s bound before).
+func TestQuitDoesNotWait_FakeServer(t *testing.T) {
+	f := newFake(t, fakeOpts{caps: []string{"OVER"}, stall: map[string]bool{"QUIT": true}, groups: []*fakeGroup{smallGroup("misc.test", testArticles()...)}})
+	c, _ := newClient(t, &nntp.Driver{Server: f.addr})
+	fetchBody(t, c, "news:one@fake.test")
+	start := time.Now()
+	c.Close()
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("Close took %v waiting for the reply to QUIT", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.Contains(f.commands(), "QUIT") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server got %q, no QUIT", f.commands())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

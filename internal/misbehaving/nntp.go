@@ -9,7 +9,9 @@ import (
 // serveNNTP runs a news server: the greeting, CAPABILITIES, MODE READER,
 // GROUP, ARTICLE, OVER and XOVER, LIST ACTIVE. It misbehaves at the
 // greeting, in the capability list, an article, the overview or the list
-// of groups.
+// of groups. For the capability list (Huge) it is an older mode-switching
+// server in transit mode, which answers a reader command with 500, so
+// that a client asks for the capabilities to learn what to do.
 func (s *Server) serveNNTP(c *conn) error {
 	b := s.Case.Behaviour
 	if done, err := c.greet(b, "200 misbehaving news server ", "200 misbehaving news server ready, posting allowed\r\n"); done {
@@ -21,7 +23,14 @@ func (s *Server) serveNNTP(c *conn) error {
 			return err
 		}
 		verb, arg, _ := strings.Cut(line, " ")
-		switch strings.ToUpper(verb) {
+		verb = strings.ToUpper(verb)
+		if b == Huge && verb != "CAPABILITIES" && verb != "QUIT" {
+			if err := c.print("500 What?\r\n"); err != nil {
+				return err
+			}
+			continue
+		}
+		switch verb {
 		case "CAPABILITIES":
 			if b == Huge {
 				if err := c.print("101 Capability list:\r\nVERSION 2\r\nREADER\r\n"); err != nil {
