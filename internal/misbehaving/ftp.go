@@ -11,7 +11,8 @@ import (
 // serveFTP runs an FTP control connection: the greeting, USER and PASS,
 // FEAT, TYPE, PWD, CWD, SIZE, EPSV or PASV and their data connection,
 // RETR, LIST, MLSD and NLST; it misbehaves at the greeting, in FEAT's
-// multi-line reply, or in a transfer.
+// multi-line reply, with 1xx replies to TYPE that never end (Huge,
+// "preliminary"), or in a transfer.
 func (s *Server) serveFTP(c *conn) error {
 	b := s.Case.Behaviour
 	if done, err := c.greet(b, "220-misbehaving FTP server ", "220 misbehaving FTP server ready\r\n"); done {
@@ -49,6 +50,15 @@ func (s *Server) serveFTP(c *conn) error {
 			}
 			err = c.print("211-Features:\r\n EPSV\r\n PASV\r\n SIZE\r\n211 End\r\n")
 		case "TYPE":
+			if b == Huge && s.Case.Variant == "preliminary" {
+				// Preliminary replies, each well-formed, and never the
+				// final one.
+				return c.endless(func(b []byte, i int) []byte {
+					b = append(b, "120 Service ready in a minute, ("...)
+					b = strconv.AppendInt(b, int64(i), 10)
+					return append(b, ")\r\n"...)
+				})
+			}
 			err = c.print("200 Switching to Binary mode.\r\n")
 		case "PWD":
 			err = c.print("257 \"/\" is the current directory\r\n")

@@ -169,6 +169,9 @@ func Cases() []Case {
 		{Protocol: FTP, Behaviour: EndlessLine},
 		{Protocol: FTP, Behaviour: EndlessListing},
 		{Protocol: FTP, Behaviour: Huge},
+		// Preliminary (1xx) replies to a command, one after another,
+		// and never the final one.
+		{Protocol: FTP, Behaviour: Huge, Variant: "preliminary"},
 		{Protocol: FTP, Behaviour: Garbage},
 		// Fewer bytes come than SIZE said ("short"), or more ("long").
 		{Protocol: FTP, Behaviour: WrongLength, Variant: "short"},

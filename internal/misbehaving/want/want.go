@@ -35,12 +35,13 @@ func kinds() map[string]error {
 		"http/WrongLength":      b,
 		"http/CloseMidTransfer": b,
 
-		"ftp/StallBefore":    t,
-		"ftp/StallDuring":    t,
-		"ftp/EndlessLine":    p,
-		"ftp/EndlessListing": p,
-		"ftp/Huge":           p,
-		"ftp/Garbage":        p,
+		"ftp/StallBefore":      t,
+		"ftp/StallDuring":      t,
+		"ftp/EndlessLine":      p,
+		"ftp/EndlessListing":   p,
+		"ftp/Huge":             p,
+		"ftp/Huge/preliminary": p,
+		"ftp/Garbage":          p,
 		// Fewer bytes than SIZE said: the transfer broke off, and a retry
 		// may resume it (ErrConnect). More: the server is wrong.
 		"ftp/WrongLength/short": fetch.ErrConnect,
