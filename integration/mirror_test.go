@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -16,9 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	gowarc "github.com/nlnwa/gowarc/v3"
-
 	"github.com/urlfetch/urlfetch/internal/outfile"
+	"github.com/urlfetch/urlfetch/internal/warc/warctest"
 )
 
 // Recursive retrieval (issue 27) against the real servers: every file a
@@ -349,48 +347,6 @@ func TestMirrorNews(t *testing.T) {
 	}
 }
 
-// warcRecord is one record read back from a WARC file.
-type warcRecord struct {
-	typ, target, contentType string
-	block                    []byte
-}
-
-// readWARC reads every record of a WARC file with gowarc, an independent
-// reader, strictly, and checks each record's block (and payload) digest.
-func readWARC(t *testing.T, path string) []warcRecord {
-	t.Helper()
-	r, err := gowarc.NewWarcFileReader(path, 0, gowarc.WithStrictValidation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out []warcRecord
-	for rec, err := range r.Records() {
-		if err != nil {
-			t.Fatalf("gowarc: %s: record %d: %v", path, len(out)+1, err)
-		}
-		wr := rec.WarcRecord
-		if len(rec.Validation) > 0 {
-			t.Errorf("gowarc: record %d: %v", len(out)+1, rec.Validation)
-		}
-		raw, err := wr.Block().RawBytes()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v, err := wr.ValidateDigest(); err != nil || len(v) > 0 {
-			t.Errorf("gowarc: record %d (%s): digests: %v %v", len(out)+1, wr.Type(), v, err)
-		}
-		h := wr.WarcHeader()
-		out = append(out, warcRecord{wr.Type().String(), h.Get(gowarc.WarcTargetURI), h.Get(gowarc.ContentType), b})
-		wr.Close()
-	}
-	return out
-}
-
 // --warc-file with -r: a gopher mirror with its cross-link into the FTP
 // site, and nginx's pages, each archived whole: a warcinfo record naming
 // the tool; a resource record per gopher and FTP document and listing
@@ -402,16 +358,16 @@ func TestMirrorWARC(t *testing.T) {
 	dir := t.TempDir()
 	g := gophernicus(t)
 	runMirror(t, dir, "--warc-file", "gopher", "--schemes", "+ftp", g.url("/1/mirror/"))
-	recs := readWARC(t, filepath.Join(dir, "gopher.warc.gz"))
-	if len(recs) == 0 || recs[0].typ != "warcinfo" || !bytes.Contains(recs[0].block, []byte("software: urlfetch fetch ")) {
+	recs := warctest.Read(t, filepath.Join(dir, "gopher.warc.gz"))
+	if len(recs) == 0 || recs[0].Type != "warcinfo" || !bytes.Contains(recs[0].Block, []byte("software: urlfetch fetch ")) {
 		t.Fatalf("the first record is not a warcinfo naming the tool: %+v", recs[:min(1, len(recs))])
 	}
 	blocks := map[string][]byte{}
 	for _, r := range recs[1:] {
-		if r.typ != "resource" {
-			t.Errorf("record of %s: type %s, want resource", r.target, r.typ)
+		if r.Type != "resource" {
+			t.Errorf("record of %s: type %s, want resource", r.Target, r.Type)
 		}
-		blocks[r.target] = r.block
+		blocks[r.Target] = r.Block
 	}
 	ftp := ftpBase(t)
 	for url, file := range map[string]string{
@@ -437,18 +393,18 @@ func TestMirrorWARC(t *testing.T) {
 	hdir := t.TempDir()
 	base := httpBase(t)
 	runMirror(t, hdir, "--warc-file", "pages.warc.gz", base+"/mirror/")
-	recs = readWARC(t, filepath.Join(hdir, "pages.warc.gz"))
+	recs = warctest.Read(t, filepath.Join(hdir, "pages.warc.gz"))
 	responses := map[string][]byte{}
 	requests := 0
 	for _, r := range recs[1:] {
-		switch r.typ {
+		switch r.Type {
 		case "request":
 			requests++
 		case "response":
-			_, payload, _ := bytes.Cut(r.block, []byte("\r\n\r\n"))
-			responses[r.target] = payload
-			if !bytes.HasPrefix(r.block, []byte("HTTP/1.1 200 OK\r\n")) {
-				t.Errorf("response of %s begins %q", r.target, r.block[:min(20, len(r.block))])
+			_, payload, _ := bytes.Cut(r.Block, []byte("\r\n\r\n"))
+			responses[r.Target] = payload
+			if !bytes.HasPrefix(r.Block, []byte("HTTP/1.1 200 OK\r\n")) {
+				t.Errorf("response of %s begins %q", r.Target, r.Block[:min(20, len(r.Block))])
 			}
 		}
 	}
@@ -471,9 +427,9 @@ func TestMirrorWARC(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("fetch --warc-file: exit %d: %s", r.code, r.stderr)
 	}
-	recs = readWARC(t, filepath.Join(adir, "news.warc.gz"))
+	recs = warctest.Read(t, filepath.Join(adir, "news.warc.gz"))
 	saved, _ := os.ReadFile(filepath.Join(adir, "art.txt"))
-	if len(recs) != 2 || recs[1].typ != "resource" || recs[1].target != article || !bytes.Equal(recs[1].block, saved) {
+	if len(recs) != 2 || recs[1].Type != "resource" || recs[1].Target != article || !bytes.Equal(recs[1].Block, saved) {
 		t.Errorf("without -r: records %d; want warcinfo and the article as a resource record", len(recs))
 	}
 }

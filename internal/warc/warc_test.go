@@ -9,56 +9,10 @@ import (
 	"testing"
 	"time"
 
-	gowarc "github.com/nlnwa/gowarc/v3"
-
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/warc/warctest"
 	"github.com/urlfetch/urlfetch/uri"
 )
-
-// readBack reads every record of a WARC file with gowarc, an independent
-// reader, strictly (a syntax or spec violation fails), checks each
-// record's digests, and returns the records' types, target URIs, content
-// types and blocks.
-type readRecord struct {
-	Type, Target, ContentType, ID, ConcurrentTo string
-	Block                                       []byte
-}
-
-func readBack(t *testing.T, path string) []readRecord {
-	t.Helper()
-	r, err := gowarc.NewWarcFileReader(path, 0, gowarc.WithStrictValidation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var out []readRecord
-	for rec, err := range r.Records() {
-		if err != nil {
-			t.Fatalf("gowarc: record %d: %v", len(out)+1, err)
-		}
-		wr := rec.WarcRecord
-		if len(rec.Validation) > 0 {
-			t.Errorf("gowarc: record %d: %v", len(out)+1, rec.Validation)
-		}
-		raw, err := wr.Block().RawBytes()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v, err := wr.ValidateDigest(); err != nil || len(v) > 0 {
-			t.Errorf("gowarc: record %d (%s): digests: %v %v", len(out)+1, wr.Type(), v, err)
-		}
-		h := wr.WarcHeader()
-		out = append(out, readRecord{Type: wr.Type().String(), Target: h.Get(gowarc.WarcTargetURI),
-			ContentType: h.Get(gowarc.ContentType), ID: h.Get(gowarc.WarcRecordID),
-			ConcurrentTo: h.Get(gowarc.WarcConcurrentTo), Block: b})
-		wr.Close()
-	}
-	return out
-}
 
 // Each record of a file this Writer wrote reads back, with gowarc, as
 // written: the warcinfo record naming the tool, a resource record of a
@@ -94,7 +48,7 @@ func TestWriteReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	recs := readBack(t, path)
+	recs := warctest.Read(t, path)
 	if len(recs) != 5 {
 		t.Fatalf("%d records, want 5: %+v", len(recs), recs)
 	}
