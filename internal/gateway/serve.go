@@ -216,7 +216,7 @@ func (x *exchange) document(req *fetch.Request, resp *fetch.Response) {
 	}
 	buf := x.s.buffers.Get().(*[]byte)
 	defer x.s.buffers.Put(buf)
-	if _, err := io.CopyBuffer(onlyWriter{x.w}, resp.Body, *buf); err != nil {
+	if _, err := fetch.Copy(x.w, resp.Body, *buf); err != nil {
 		x.abort(err)
 	}
 }
@@ -228,10 +228,6 @@ func (x *exchange) abort(err error) {
 	x.w.broke = err
 	panic(http.ErrAbortHandler)
 }
-
-// onlyWriter hides the ResponseWriter's ReadFrom, which would copy
-// through a buffer of its own a tenth of the size.
-type onlyWriter struct{ io.Writer }
 
 // failErr answers with err, a fetch's failure, at the HTTP status of its
 // class.
@@ -303,6 +299,24 @@ func (w *replyWriter) Write(p []byte) (int, error) {
 	}
 	n, err := w.ResponseWriter.Write(p)
 	w.bytes += int64(n)
+	return n, err
+}
+
+// ReadFrom lets fetch.Copy hand the client's socket a stream it can take
+// from its own socket (net/http's ResponseWriter does so with splice(2)
+// on Linux once the header is out).
+func (w *replyWriter) ReadFrom(r io.Reader) (int64, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	var n int64
+	var err error
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(r)
+	} else {
+		n, err = io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
+	}
+	w.bytes += n
 	return n, err
 }
 
