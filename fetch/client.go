@@ -75,7 +75,9 @@ type Client struct {
 	// Login, if set, is the user and password to present for the URLs
 	// the user gives (curl's -u), on their servers only
 	// (Request.Credentials): the http and https driver sends it as Basic
-	// authorization (RFC 7617). A URL's own user comes first. Without a
+	// authorization (RFC 7617), the ftp driver logs in with it in place
+	// of an anonymous login (Request.LoginUser). A URL's own user comes
+	// first. Without a
 	// password in it, the password is netrc's machine entry for the
 	// URL's host and that user, else Prompt's answer, asked once for all
 	// the Client's URLs.

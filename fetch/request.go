@@ -170,6 +170,18 @@ func (r *Request) UserOrigin() bool {
 	return o.Scheme == "http" && o.PortNumber() == 80 && u.Scheme == "https" && u.PortNumber() == 443
 }
 
+// LoginUser returns the user of the Client's Login (curl's -u) when it
+// may go with r (UserOrigin): a driver whose URL names no user logs in as
+// that user rather than by its scheme's default (anonymous FTP), and
+// Credentials gives the password.
+func (r *Request) LoginUser() (string, bool) {
+	l := r.cl().Login
+	if l == nil || !r.UserOrigin() {
+		return "", false
+	}
+	return l.Username(), true
+}
+
 func (r *Request) cl() *Client {
 	if r.client == nil {
 		r.client = &Client{}

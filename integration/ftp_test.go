@@ -556,3 +556,51 @@ func TestFTPMethodFlag(t *testing.T) {
 		t.Errorf("--ftp-method fastcwd: exit %d, want 2 (usage)", r.code)
 	}
 }
+
+// -u logs in to the FTP server of the user's URL as curl's does, in place
+// of the anonymous login: with the password given, from netrc's machine
+// entry, or refused (exit 5) with vsftpd's 530 and no password shown. A
+// user in the URL comes first. The password never shows in -v's trace.
+func TestFTPUserOption(t *testing.T) {
+	user, password := env(t, "FTP_USER"), env(t, "FTP_PASSWORD")
+	want, err := os.ReadFile(filepath.Join(env(t, "FTP_HOME"), "welcome.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := ftpBase(t) + "/welcome.txt"
+	dir := t.TempDir()
+
+	r := runFetch(t, dir, "-v", "-u", user+":"+password, url)
+	if r.code != 0 || r.stdout != string(want) {
+		t.Fatalf("-u USER:PASSWORD: exit %d, stdout %q, stderr %q; want welcome.txt of %s's home", r.code, r.stdout, r.stderr, user)
+	}
+	if !strings.Contains(r.stderr, "> USER "+user+"\n") || !strings.Contains(r.stderr, "> PASS ***") || strings.Contains(r.stderr, password) {
+		t.Errorf("-v trace %q: want USER %s, PASS *** and never the password", r.stderr, user)
+	}
+
+	netrc := filepath.Join(t.TempDir(), "netrc")
+	host := strings.Split(addr(t, "FTP"), ":")[0]
+	if err := os.WriteFile(netrc, []byte("machine "+host+" login "+user+" password "+password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runFetch(t, dir, "--netrc-file", netrc, "-u", user, url); r.code != 0 || r.stdout != string(want) {
+		t.Errorf("-u USER, the password in netrc: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+
+	r = runFetch(t, dir, "-u", user+":not-the-password", url)
+	if r.code != 5 || !strings.Contains(r.stderr, "530") || strings.Contains(r.stderr, "not-the-password") {
+		t.Errorf("-u with a wrong password: exit %d, stderr %q; want 5, vsftpd's 530 and no password", r.code, r.stderr)
+	}
+
+	// The URL's own user wins over -u's.
+	r = runFetch(t, dir, "-u", "nobody:nothing", ftpLocal(t, password)+"/welcome.txt")
+	if r.code != 0 || r.stdout != string(want) {
+		t.Errorf("a user in the URL and -u: exit %d, stdout %q, stderr %q; want the URL's login", r.code, r.stdout, r.stderr)
+	}
+
+	// Without -u the same URL is the anonymous account's, where
+	// welcome.txt is not.
+	if r := runFetch(t, dir, url); r.code != 4 {
+		t.Errorf("without -u: exit %d, stderr %q; want 4 (anonymous has no welcome.txt)", r.code, r.stderr)
+	}
+}

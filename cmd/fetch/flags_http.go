@@ -18,7 +18,7 @@ func httpOptions() driverOption {
 	return driverOption{
 		title: "http and https",
 		flags: []cli.Flag{
-			&cli.StringFlag{Name: "user", Aliases: []string{"u"}, Usage: "log in to http and https servers as `USER[:PASSWORD]` (Basic authorization, with the first request); without :PASSWORD, the password in ~/.netrc for the host, else asked on the terminal once; never sent to another host a redirect leads to"},
+			&cli.StringFlag{Name: "user", Aliases: []string{"u"}, Usage: "log in as `USER[:PASSWORD]`: to http and https servers with Basic authorization, with the first request; to ftp and ftps servers in place of the anonymous login; a user in the URL comes first; without :PASSWORD, the password in ~/.netrc for the host, else asked on the terminal once; never sent to another host a redirect or a listing leads to"},
 			&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Usage: "send `HEADER` with every http and https request, and every request to a gateway, in place of fetch's own field of its name (Host too), written 'NAME: VALUE'; 'NAME:' sends none; repeatable; Authorization, Cookie and Host never go to another host a redirect leads to"},
 			&cli.BoolFlag{Name: "compressed", Usage: "ask http and https servers for a gzip-compressed body (Accept-Encoding: gzip) and decode it: the output is the same document, fewer bytes cross the network; a body that does not decode fails (exit 8)"},
 		},

@@ -7,7 +7,8 @@
 // A URL ftp://user:password@host:port/cwd1/.../cwdN/name;type=X is
 // dereferenced as the specification says:
 //
-//   - Login: without a user in the URL, "anonymous" with the user's e-mail
+//   - Login: without a user in the URL, the Client's Login (-u) on the
+//     server of the user's URL, else "anonymous" with the user's e-mail
 //     address as the password; a user without a password takes one from
 //     netrc or, when the server asks for one (331), from the Client's
 //     prompt. An empty user (ftp://@host/) or an empty password
@@ -234,6 +235,14 @@ type login struct {
 }
 
 func (d *Driver) login(req *fetch.Request, f *uri.FTP) (login, error) {
+	if user, ok := req.LoginUser(); ok && !f.HasUser {
+		// The user's -u, on the server of the user's URL: its password
+		// when the server asks for one (session.login, Credentials).
+		if err := fetch.CheckLine("ftp user", user); err != nil {
+			return login{}, err
+		}
+		return login{user: user, ask: true}, nil
+	}
 	if !f.HasUser {
 		// RFC 1738 section 3.2.1: the conventions of anonymous FTP. The
 		// user's e-mail address goes only to a host the user chose.
