@@ -46,6 +46,10 @@ func TestUserOrigin(t *testing.T) {
 		{"https://a.example/x", "http://a.example/y", false},
 		{"https://a.example/x", "https://a.example/y", true},
 		{"http://a.example/x", "ftp://a.example/y", false},
+		// A name in Unicode and its A-labels are one host.
+		{"http://bücher.example/x", "http://xn--bcher-kva.example/y", true},
+		{"http://XN--BCHER-KVA.example/x", "http://Bücher.example/y", true},
+		{"http://bücher.example/x", "http://bucher.example/y", false},
 	}
 	for _, tt := range tests {
 		r := NewRequest(nil, uri.MustParse(tt.from))

@@ -227,7 +227,7 @@ func gatewayPort(gw *url.URL) int {
 // noProxyMatch reports whether list, in no_proxy syntax, exempts host on
 // port. A URL that names no host (news:) is exempt only by "*".
 func noProxyMatch(list, host string, port int) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	host = strings.TrimSuffix(uri.HostKey(host), ".")
 	for _, e := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
 		e = strings.ToLower(e)
 		if e == "*" {
@@ -250,6 +250,14 @@ func noProxyMatch(list, host string, port int) bool {
 		}
 		e = strings.TrimPrefix(strings.Trim(e, "[]"), "*")
 		e = strings.TrimSuffix(e, ".")
+		if dot := strings.HasPrefix(e, "."); e != "" && e != "." {
+			// In A-labels, as host is: a name in Unicode matches its
+			// A-labels.
+			e = uri.HostKey(strings.TrimPrefix(e, "."))
+			if dot {
+				e = "." + e
+			}
+		}
 		switch {
 		case e == "" || e == ".":
 		case e[0] == '.':

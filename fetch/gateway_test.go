@@ -83,6 +83,12 @@ func TestNoProxyMatch(t *testing.T) {
 		{"[::1]:70", "::1", 71, false},
 		{"localhost", "127.0.0.1", 70, false}, // no implicit loopback rule
 		{",, ,", "example.org", 21, false},
+		// A name in Unicode and its A-labels are one name.
+		{"bücher.example", "xn--bcher-kva.example", 70, true},
+		{"xn--bcher-kva.example", "www.bücher.example", 70, true},
+		{".Bücher.example", "ftp.xn--bcher-kva.example", 21, true},
+		{"*.bücher.example:21", "ftp.xn--bcher-kva.example", 21, true},
+		{"bücher.example", "xn--bcher-kva.example.evil", 70, false},
 	}
 	for _, tt := range tests {
 		if got := noProxyMatch(tt.list, tt.host, tt.port); got != tt.want {

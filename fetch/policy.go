@@ -162,7 +162,7 @@ func (c *Client) CheckHop(h Hop) error {
 
 // sameServer reports whether a and b name the same scheme, host and port.
 func sameServer(a, b *uri.URL) bool {
-	return a.Scheme == b.Scheme && strings.EqualFold(a.Host, b.Host) && a.PortNumber() == b.PortNumber()
+	return a.Scheme == b.Scheme && uri.SameHost(a.Host, b.Host) && a.PortNumber() == b.PortNumber()
 }
 
 // schemeAllowed applies AllowSchemes to any URL, the user's or a server's.

@@ -144,7 +144,7 @@ func (r *Request) UserHost(host string) bool {
 	if r.Hop == nil {
 		return true
 	}
-	return host != "" && strings.EqualFold(host, r.originURL().Host)
+	return host != "" && uri.SameHost(host, r.originURL().Host)
 }
 
 // UserOrigin reports whether what the user gave for the URL they asked
@@ -161,7 +161,7 @@ func (r *Request) UserOrigin() bool {
 		return true
 	}
 	o, u := r.originURL(), r.URL
-	if !strings.EqualFold(o.Host, u.Host) || u.Host == "" {
+	if !uri.SameHost(o.Host, u.Host) || u.Host == "" {
 		return false
 	}
 	if o.Scheme == u.Scheme && o.PortNumber() == u.PortNumber() {

@@ -103,6 +103,32 @@ func ASCIIHost(host string) (string, error) {
 	return ascii, nil
 }
 
+// SameHost reports whether a and b, hosts as URL.Host holds them, name
+// the same host: compared without regard to case, each in its A-labels
+// (ASCIIHost), so that a name written in Unicode and in its A-labels is
+// one host ("bücher.example" and "xn--bcher-kva.example"). A host IDNA
+// refuses is compared as written. Every decision that depends on "the
+// same host" (where credentials may go, the same server of a hop,
+// netrc's machine, no_proxy) compares by it.
+func SameHost(a, b string) bool {
+	return strings.EqualFold(hostKey(a), hostKey(b))
+}
+
+// hostKey is host in A-labels, or as written when IDNA refuses it.
+func hostKey(host string) string {
+	if a, err := ASCIIHost(host); err == nil {
+		return a
+	}
+	return host
+}
+
+// HostKey returns host as SameHost compares it: its A-labels, in lower
+// case (as written, in lower case, when IDNA refuses it). For matching
+// a host against names by suffix (no_proxy).
+func HostKey(host string) string {
+	return strings.ToLower(hostKey(host))
+}
+
 // toASCIIHost is ASCIIHost for a host that is not plain. On failure it
 // returns the offset of the problem in h and the reason; else off is -1.
 func toASCIIHost(h string) (ascii string, off int, reason string) {

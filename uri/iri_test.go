@@ -211,3 +211,33 @@ func TestIRIViews(t *testing.T) {
 		t.Errorf("Gopher.String() = %q", s)
 	}
 }
+
+// SameHost: a name in Unicode, in percent-encoded UTF-8 and in its
+// A-labels is one host, in any case; different names, and a name IDNA
+// refuses against another, are not.
+func TestSameHost(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"bücher.example", "xn--bcher-kva.example", true},
+		{"BÜCHER.example", "XN--BCHER-KVA.EXAMPLE", true},
+		{"b%C3%BCcher.example", "bücher.example", true},
+		{"Example.ORG", "example.org", true},
+		{"[::1]", "[::1]", true},
+		{"bücher.example", "bucher.example", false},
+		{"xn--bcher-kva.example", "xn--bcher-kva.example.evil", false},
+		{"a\u200Db.example", "ab.example", false}, // IDNA refuses a bare ZWJ: compared as written
+		{"", "", true},
+	} {
+		if got := SameHost(tc.a, tc.b); got != tc.same {
+			t.Errorf("SameHost(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+		if got := SameHost(tc.b, tc.a); got != tc.same {
+			t.Errorf("SameHost(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.same)
+		}
+	}
+	if got := HostKey("Bücher.Example"); got != "xn--bcher-kva.example" {
+		t.Errorf("HostKey(Bücher.Example) = %q, want xn--bcher-kva.example", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/uri"
 )
 
 // A connectRule is one --connect-to HOST1:PORT1:HOST2:PORT2, curl's
@@ -75,7 +76,7 @@ func rewrite(rules []connectRule, addr string) string {
 		return addr
 	}
 	for _, r := range rules {
-		if (r.host1 == "" || strings.EqualFold(r.host1, host)) && (r.port1 == "" || r.port1 == port) {
+		if (r.host1 == "" || uri.SameHost(r.host1, host)) && (r.port1 == "" || r.port1 == port) {
 			if r.host2 != "" {
 				host = r.host2
 			}

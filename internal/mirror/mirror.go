@@ -586,7 +586,7 @@ func (w *Walk) scope(it *item, u *uri.URL) outOfScope {
 	w.mu.Lock()
 	root := w.roots[it.Root]
 	w.mu.Unlock()
-	if !w.o.SpanHosts && root != nil && !strings.EqualFold(u.Host, root.URL.Host) {
+	if !w.o.SpanHosts && root != nil && !uri.SameHost(u.Host, root.URL.Host) {
 		return otherHost
 	}
 	if inside, same := under(u, it.Base); !same {

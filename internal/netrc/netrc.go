@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/urlfetch/urlfetch/uri"
 )
 
 // File is a parsed netrc file: the machine entries in order and the
@@ -150,10 +152,11 @@ func tokens(r io.Reader) ([]token, error) {
 }
 
 // Lookup finds the entry for host: the first machine entry with that name
-// (and, if user is not "", that login), else the default entry.
+// (and, if user is not "", that login), else the default entry. A name
+// in Unicode and its A-labels are one name (uri.SameHost).
 func (n *File) Lookup(host, user string) (Entry, bool) {
 	for _, m := range n.Machines {
-		if strings.EqualFold(m.Machine, host) && (user == "" || m.Login == "" || m.Login == user) {
+		if uri.SameHost(m.Machine, host) && (user == "" || m.Login == "" || m.Login == user) {
 			return m, true
 		}
 	}

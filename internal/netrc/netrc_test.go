@@ -13,6 +13,9 @@ macdef init
 cd /pub
 binary
 
+machine bücher.example login bea password b1
+machine xn--strae-oqa.example login sam password s1
+
 default login anonymous password guest@example
 `
 
@@ -31,6 +34,9 @@ func TestParse(t *testing.T) {
 		{"ftp.example.org", "bob", "", "", false},
 		{"other.example", "", "ann", "p2", true},
 		{"nowhere", "", "anonymous", "guest@example", true},
+		// A machine in Unicode matches its A-labels, and the other way.
+		{"xn--bcher-kva.example", "", "bea", "b1", true},
+		{"straße.example", "", "sam", "s1", true},
 	}
 	for _, tt := range tests {
 		e, ok := n.Lookup(tt.host, tt.user)
