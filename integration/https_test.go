@@ -74,6 +74,12 @@ func TestHTTPSNegotiatesH2(t *testing.T) {
 	if r.code != 0 || r.stdout != string(helloFile(t)) || !strings.Contains(r.stderr, ", ALPN h2") || !strings.Contains(r.stderr, "< :status: 200") {
 		t.Errorf("fetch -v --cacert: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	// With Go's HTTP/2 client turned off (GODEBUG=http2client=0), h2 is
+	// not offered: the same fetch goes over HTTP/1.1.
+	r = execFetchEnv(t, t.TempDir(), "", []string{"GODEBUG=http2client=0"}, "-v", "--cacert", env(t, "TLS_CA"), httpsBase(t)+"/hello.txt")
+	if r.code != 0 || r.stdout != string(helloFile(t)) || !strings.Contains(r.stderr, ", ALPN http/1.1") || !strings.Contains(r.stderr, "< HTTP/1.1 200") {
+		t.Errorf("GODEBUG=http2client=0 fetch -v: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // A certificate of a CA the Client does not trust: exit 11, naming the

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -157,8 +158,8 @@ func (d *Driver) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 		return nil, err
 	}
 	protos := []string{"h2", "http/1.1"}
-	if req.Gateway != nil && req.URL.Scheme != "https" {
-		protos = []string{"http/1.1"} // addr is the gateway's
+	if req.Gateway != nil && req.URL.Scheme != "https" || !http2Client() {
+		protos = []string{"http/1.1"} // addr is the gateway's, or no HTTP/2 here
 	}
 	tc, err := startTLS(ctx, req, c, host, protos)
 	if err != nil {
@@ -168,6 +169,23 @@ func (d *Driver) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 		return tc, nil
 	}
 	return newHeadConn(tc), nil
+}
+
+// http2Client reports whether net/http's client speaks HTTP/2 in this
+// process: not when GODEBUG says http2client=0 (the last setting of it
+// wins, as the runtime reads it). The Transport then takes a connection
+// whose ALPN chose "h2" for HTTP/1.1 and fails on the server's first
+// frame, so h2 must not be offered at all. The setting can also come
+// from a //go:debug line or go.mod's godebug block, which this module
+// has none of.
+func http2Client() bool {
+	on := true
+	for _, kv := range strings.Split(os.Getenv("GODEBUG"), ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == "http2client" {
+			on = v != "0"
+		}
+	}
+	return on
 }
 
 // startTLS runs the handshake with host over c with the Client's
