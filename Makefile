@@ -3,14 +3,13 @@
 GO ?= go
 SERVERS := integration/servers/servers
 
-.PHONY: test vet unit fuzz integration compose-check servers-start servers-stop install
+.PHONY: test vet unit fuzz integration compose-check servers-start servers-stop install print-fetch-tags
 
 # make install: the command, its manual page and its shell completions,
-# under PREFIX (DESTDIR for packaging). The tag leaves out urfave/cli's
-# documentation generators, which the command does not use (it writes its
-# own manual page): their markdown parser's init is 2.7 of the 4.9
-# million instructions fetch --version executes without it (callgrind,
-# issue 24).
+# under PREFIX (DESTDIR for packaging). FETCH_TAGS are the build tags
+# internal/buildflags/tags gives, and why: a static binary of Go's own
+# resolver, without urfave/cli's documentation generators.
+FETCH_TAGS := $(shell sed -e '/^\#/d' -e '/^$$/d' internal/buildflags/tags)
 PREFIX ?= /usr/local
 BIN := $(DESTDIR)$(PREFIX)/bin
 
@@ -48,7 +47,7 @@ install:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	$(GO) build -buildvcs=auto -tags urfave_cli_no_docs -o $(BIN)/fetch ./cmd/fetch
+	$(GO) build -buildvcs=auto -tags $(FETCH_TAGS) -o $(BIN)/fetch ./cmd/fetch
 	$(BIN)/fetch help --man > $(DESTDIR)$(PREFIX)/share/man/man1/fetch.1
 	$(BIN)/fetch completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fetch
 	$(BIN)/fetch completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_fetch
@@ -59,3 +58,6 @@ servers-start:
 
 servers-stop:
 	$(SERVERS) stop
+
+print-fetch-tags:
+	@echo $(FETCH_TAGS)

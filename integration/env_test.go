@@ -29,6 +29,7 @@ import (
 
 	"github.com/urlfetch/urlfetch/fetch"
 	"github.com/urlfetch/urlfetch/fetch/all"
+	"github.com/urlfetch/urlfetch/internal/buildflags"
 	"github.com/urlfetch/urlfetch/internal/recordcheck"
 )
 
@@ -169,7 +170,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	fetchBin = filepath.Join(dir, "fetch")
-	build := exec.Command("go", "build", "-o", fetchBin, "../cmd/fetch")
+	build := exec.Command("go", "build", "-tags", buildflags.Tags(), "-o", fetchBin, "../cmd/fetch")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building fetch:", err)

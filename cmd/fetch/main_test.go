@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlfetch/urlfetch/internal/buildflags"
 	"github.com/urlfetch/urlfetch/internal/recordcheck"
 	"github.com/urlfetch/urlfetch/uri"
 )
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 	}
 	fetchBin = filepath.Join(dir, "fetch")
 	// -buildvcs: -V names the commit, which GOFLAGS may turn off.
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", fetchBin, ".")
+	build := exec.Command("go", "build", "-buildvcs=true", "-tags", buildflags.Tags(), "-o", fetchBin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building fetch:", err)
