@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -18,7 +19,20 @@ import (
 // writeListing shows resp's entries: rendered to w (nil: not rendered,
 // --json without -o/-O) and as records with --json. It counts the
 // entries in *n.
-func writeListing(w io.Writer, o *options, sk *sink, resp *fetch.Response, body *readError, n *int64) error {
+func writeListing(w io.Writer, o *options, sk *sink, resp *fetch.Response, body *readError, n *int64) (err error) {
+	records := sk.stdout
+	if o.json && !o.stdoutTerminal {
+		// The entries' records go out in blocks, as the rendered lines
+		// do (sink.listing), and all before the record that ends the
+		// URL.
+		rb := bufio.NewWriterSize(sk.stdout, 64<<10)
+		records = rb
+		defer func() {
+			if ferr := rb.Flush(); err == nil && ferr != nil {
+				err = &writeError{ferr}
+			}
+		}()
+	}
 	r := renderer{
 		w:      w,
 		escape: w != nil && sk.toTerminal(),
@@ -35,7 +49,7 @@ func writeListing(w io.Writer, o *options, sk *sink, resp *fetch.Response, body 
 			// One line that does not parse: said, and the listing goes on.
 			fmt.Fprintln(o.progress.writer(), errorLine(&fetch.Error{Op: "list", URL: listing, Err: err}))
 			if o.json {
-				if err := jsonrec.Write(sk.stdout, jsonrec.EntryError{Kind: jsonrec.KindEntryError, Input: sk.masked, Listing: listing, Class: jsonrec.Class(err), Message: err.Error()}); err != nil {
+				if err := jsonrec.Write(records, jsonrec.EntryError{Kind: jsonrec.KindEntryError, Input: sk.masked, Listing: listing, Class: jsonrec.Class(err), Message: err.Error()}); err != nil {
 					return &writeError{err}
 				}
 			}
@@ -48,7 +62,7 @@ func writeListing(w io.Writer, o *options, sk *sink, resp *fetch.Response, body 
 			}
 		}
 		if o.json {
-			if err := jsonrec.Write(sk.stdout, jsonrec.Entry{Kind: jsonrec.KindEntry, Input: sk.masked, Listing: listing, Entry: e}); err != nil {
+			if err := jsonrec.Write(records, jsonrec.Entry{Kind: jsonrec.KindEntry, Input: sk.masked, Listing: listing, Entry: e}); err != nil {
 				return &writeError{err}
 			}
 		}

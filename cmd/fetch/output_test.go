@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlfetch/urlfetch/fetch"
+	"github.com/urlfetch/urlfetch/internal/recordcheck"
 )
 
 // Issue 22: output a program can trust and a person can read. These run
@@ -417,5 +420,59 @@ func TestHostileReplyEscaped_FakeServer(t *testing.T) {
 		if strings.Contains(r.stderr, c) {
 			t.Errorf("stderr holds %q raw: %q", c, r.stderr)
 		}
+	}
+}
+
+// writeCounter counts the Write calls a listing makes of standard output.
+type writeCounter struct {
+	bytes.Buffer
+	calls int
+}
+
+func (w *writeCounter) Write(p []byte) (int, error) {
+	w.calls++
+	return w.Buffer.Write(p)
+}
+
+// A listing that does not go to a terminal is written in blocks, as stdio
+// buffers a pipe: 2,000 entries of a real directory in a handful of
+// writes, not a write a line.
+func TestListingWrittenInBlocks(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 2000 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("entry-%04d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out writeCounter
+	var errb bytes.Buffer
+	if code := run(context.Background(), []string{"fetch", "-q", "file://" + dir + "/"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if lines := strings.Count(out.String(), "\n"); lines != 2000 {
+		t.Fatalf("%d lines, want 2000", lines)
+	}
+	if !strings.Contains(out.String(), "entry-1999") {
+		t.Errorf("the last entry is missing: %q", out.String()[out.Len()-200:])
+	}
+	if out.calls > out.Len()/(32<<10)+2 {
+		t.Errorf("%d writes for %d bytes, want a few blocks", out.calls, out.Len())
+	}
+
+	// The same with --json: 2,000 entry records and the listing's, in
+	// a few writes, the listing's last.
+	out = writeCounter{}
+	if code := run(context.Background(), []string{"fetch", "-q", "--json", "file://" + dir + "/"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errb.String())
+	}
+	if err := recordcheck.Check(out.Bytes()); err != nil {
+		t.Error(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2001 || !strings.Contains(lines[2000], `"kind":"listing"`) || !strings.Contains(lines[1999], `"kind":"entry"`) {
+		t.Fatalf("--json: %d records, the last %q; want 2,000 entries, then the listing", len(lines), lines[len(lines)-1])
+	}
+	if out.calls > out.Len()/(32<<10)+2 {
+		t.Errorf("--json: %d writes for %d bytes, want a few blocks", out.calls, out.Len())
 	}
 }

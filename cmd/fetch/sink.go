@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -223,11 +224,25 @@ func (s *sink) listing(resp *fetch.Response, write func(io.Writer) error) error 
 		s.tmp, s.f = tmp, tmp.File
 		w = s.f
 	}
+	var bw *bufio.Writer
 	if w != nil {
+		if !s.toTerminal() {
+			// Off a terminal the lines go out in blocks, as stdio
+			// buffers them: a listing of 100,000 entries was 100,000
+			// write calls. On one, each line shows as it comes.
+			bw = bufio.NewWriterSize(w, 64<<10)
+			w = bw
+		}
 		w = countWriter{w, &s.written}
 	}
 	s.modified = resp.Modified
-	if err := write(w); err != nil {
+	err := write(w)
+	if bw != nil {
+		if ferr := bw.Flush(); err == nil && ferr != nil {
+			err = &writeError{ferr}
+		}
+	}
+	if err != nil {
 		return s.copyError(resp, err)
 	}
 	if err := resp.Body.Close(); err != nil {
