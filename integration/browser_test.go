@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,19 +42,43 @@ func chromiumPath(t testing.TB) string {
 	return p
 }
 
-// chromiumArgs are the flags of every run: headless, as root, and quiet on
-// the network but for what the test asks.
-func chromiumArgs(t testing.TB) []string {
-	return []string{"--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+// chromiumCommand is chromium with the flags of every run (headless, as
+// root, quiet on the network but for what the test asks, a profile of
+// its own) and then args, in a process group of its own, which the
+// test's end kills whole: chromium's helpers (zygote, renderers,
+// crashpad) outlive a kill of the browser alone and write on in its
+// profile, which t.TempDir's cleanup then could not remove ("directory
+// not empty"). The profile is removed once they are gone.
+func chromiumCommand(t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	profile := t.TempDir()
+	cmd := exec.Command(chromiumPath(t), append([]string{"--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir(), "--window-size=1024,768"}
+		"--user-data-dir=" + profile, "--window-size=1024,768"}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+		// A helper killed may still be leaving; t.TempDir's own
+		// cleanup, after this one, finds the directory empty.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := os.RemoveAll(profile)
+			if err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	return cmd
 }
 
 // runChromium runs chromium with args after the common ones, and returns
 // its standard output.
 func runChromium(t testing.TB, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command(chromiumPath(t), append(chromiumArgs(t), args...)...)
+	cmd := chromiumCommand(t, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	done := make(chan error, 1)
@@ -212,7 +237,7 @@ type browser struct {
 // connects to its first page; the test's end stops it.
 func startBrowser(t *testing.T) *browser {
 	t.Helper()
-	cmd := exec.Command(chromiumPath(t), append(chromiumArgs(t), "--remote-debugging-port=0", "--remote-allow-origins=*", "about:blank")...)
+	cmd := chromiumCommand(t, "--remote-debugging-port=0", "--remote-allow-origins=*", "about:blank")
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +245,7 @@ func startBrowser(t *testing.T) *browser {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() }) // before chromiumCommand's, which ends the helpers
 	listening := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pipe)
