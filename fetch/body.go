@@ -136,58 +136,6 @@ func (b *body) Close() error {
 	return b.closeErr
 }
 
-// Copy copies r, a Response's Body, to w until its end, as
-// io.CopyBuffer(w, r, buf) would, and returns the bytes copied and the
-// first error (nil at a good end, as io.Copy).
-//
-// Where r is a stream in the clear straight off a TCP connection
-// (an FTP data connection) and w reads from a socket itself (a net/http
-// ResponseWriter, a *net.TCPConn), the bytes go from socket to socket in
-// the kernel (splice(2) on Linux) and never through buf: a gateway that
-// passes a transfer on (fetch serve) then costs little more than the
-// transfer. Otherwise they go through buf; w's own ReadFrom is not used,
-// since it would copy through a buffer of its own.
-func Copy(w io.Writer, r io.Reader, buf []byte) (int64, error) {
-	if b, ok := r.(*body); ok {
-		if rf, ok := w.(io.ReaderFrom); ok {
-			if s, ok := b.src.(splicer); ok && s.canSplice() {
-				return b.splice(rf, s)
-			}
-		}
-	}
-	return io.CopyBuffer(writerOnly{w}, r, buf)
-}
-
-// writerOnly hides a writer's ReadFrom.
-type writerOnly struct{ io.Writer }
-
-// A splicer is a source whose bytes a writer can take from a socket
-// itself: a connection of the dial path (Conn), or a CountingReader of
-// one.
-type splicer interface {
-	// canSplice reports whether spliceTo can carry the source.
-	canSplice() bool
-	// spliceTo copies the source to w until its end: nil at the end, as
-	// io.WriterTo.
-	spliceTo(w io.ReaderFrom) (int64, error)
-}
-
-// splice is Read's life for a copy by s.spliceTo: the same checks
-// before, the same End after.
-func (b *body) splice(w io.ReaderFrom, s splicer) (int64, error) {
-	if err := b.begin(); err != nil {
-		return 0, err
-	}
-	n, err := s.spliceTo(w)
-	if err == nil {
-		err = io.EOF
-	}
-	if err = b.end(err); err == io.EOF {
-		err = nil
-	}
-	return n, err
-}
-
 // EmptyBody returns a Body, as NewBody makes it, that yields no bytes:
 // the Body of a Response to a Head request. done, if not nil, runs once,
 // at the Body's end or its Close, to finish the exchange: a driver that
@@ -225,16 +173,5 @@ type CountingReader struct {
 func (c *CountingReader) Read(p []byte) (int, error) {
 	n, err := c.R.Read(p)
 	c.N += int64(n)
-	return n, err
-}
-
-func (c *CountingReader) canSplice() bool {
-	s, ok := c.R.(splicer)
-	return ok && s.canSplice()
-}
-
-func (c *CountingReader) spliceTo(w io.ReaderFrom) (int64, error) {
-	n, err := c.R.(splicer).spliceTo(w)
-	c.N += n
 	return n, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"slices"
@@ -365,74 +364,6 @@ func (c *Conn) Write(p []byte) (int, error) {
 		err = c.mapError("write", err)
 	}
 	return n, err
-}
-
-// spliceChunk is how much one splice of a stream carries before its
-// deadline is renewed.
-const spliceChunk = 4 << 20
-
-func (c *Conn) canSplice() bool {
-	_, ok := c.Conn.(*net.TCPConn)
-	return ok
-}
-
-// spliceTo copies the connection's stream to w, a writer that reads from
-// a socket itself (see Copy): w.ReadFrom of the bare TCP connection,
-// which Go carries out with splice(2) on Linux, a chunk at a time. The
-// bytes never reach this process, so no Read sees them: the idle
-// timeout holds for each chunk, and a chunk that timed out after some
-// bytes came is not idle and goes on. So a connection that stops is
-// given up after one to two idle timeouts, not one.
-//
-// The socket batches as Read's do (see batch), for the same reason: a
-// splice woken for every few segments costs more in wake-ups than in
-// moving the bytes. A chunk waits batchPatience at most for its first
-// batch; one that got nothing in that time reads what comes again.
-func (c *Conn) spliceTo(w io.ReaderFrom) (int64, error) {
-	batched := c.raw != nil
-	if batched {
-		c.batched.Store(true)
-		c.raw.Control(func(fd uintptr) { setRcvLowat(fd, batchBytes) })
-	}
-	defer c.unbatch()
-	var total int64
-	for {
-		var at time.Time
-		if c.idle > 0 {
-			at = time.Now().Add(c.idle)
-		}
-		if batched {
-			if b := time.Now().Add(batchPatience); at.IsZero() || b.Before(at) {
-				at = b
-			}
-		}
-		c.Conn.SetReadDeadline(at)
-		// As in Read: the deadline just set may have replaced a
-		// cancellation's.
-		if err := c.context().Err(); err != nil {
-			return total, err
-		}
-		lr := &io.LimitedReader{R: c.Conn, N: spliceChunk}
-		n, err := w.ReadFrom(lr)
-		total += n
-		switch {
-		case err == nil && lr.N > 0:
-			return total, nil // the stream's end
-		case err == nil:
-			continue // a whole chunk
-		case errors.Is(err, os.ErrDeadlineExceeded) && c.context().Err() == nil:
-			if n > 0 {
-				continue // bytes came: not idle
-			}
-			if batched {
-				// Less than a batch in batchPatience: the stream is slow.
-				batched = false
-				c.unbatch()
-				continue
-			}
-		}
-		return total, c.mapError("read", err)
-	}
 }
 
 func (c *Conn) mapError(op string, err error) error {

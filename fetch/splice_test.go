@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -252,4 +253,100 @@ func TestCopySpliceCancel_FakeServer(t *testing.T) {
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("the cancelled copy returned after %v", took)
 	}
+}
+
+// A stream a driver read ahead of (a gopher reply it sniffed) is spliced
+// too: what the bufio.Reader holds is written first, then the rest goes
+// socket to socket; atEOF runs once, at the good end.
+func TestCopySplicesAStreamReadAhead(t *testing.T) {
+	data := make([]byte, 8<<20+77)
+	rand.NewChaCha8([32]byte{3}).Read(data)
+	want := sha256.Sum256(data)
+	addr := streamServer(t, func(s net.Conn) { s.Write(data) })
+	c, err := (&Client{IdleTimeout: 5 * time.Second}).dial(context.Background(), "tcp", addr, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReaderSize(c, 16<<10)
+	if _, err := br.Peek(512); err != nil { // the driver's sniffing
+		t.Fatal(err)
+	}
+	ends := 0
+	body := NewBody(context.Background(), &Stream{R: br, Conn: c, Length: -1, End: func() { ends++ }}, BodyFuncs{})
+	sink := newSocketSink(t)
+	buf := bytes.Repeat([]byte{0x5A}, 256<<10)
+	n, err := Copy(sink.w, body, buf)
+	if err != nil || n != int64(len(data)) {
+		t.Fatalf("Copy = %d, %v; want %d, nil", n, err, len(data))
+	}
+	sink.wait(t)
+	if sink.n != int64(len(data)) || !bytes.Equal(sink.sum, want[:]) {
+		t.Fatalf("the far end read %d bytes, sha256 %x; want %d, %x", sink.n, sink.sum, len(data), want)
+	}
+	if !bytes.Equal(buf, bytes.Repeat([]byte{0x5A}, len(buf))) {
+		t.Error("the bytes went through the buffer")
+	}
+	if ends != 1 {
+		t.Errorf("atEOF ran %d times, want once", ends)
+	}
+}
+
+// A Stream of a Length the server announced is spliced to exactly that
+// length; one that ends short is the Short error, through Copy as
+// through Read, and End does not run.
+func TestStreamOfALength(t *testing.T) {
+	data := make([]byte, 5<<20+3)
+	rand.NewChaCha8([32]byte{4}).Read(data)
+	serve := func(t *testing.T, n int) (*Conn, *bufio.Reader) {
+		addr := streamServer(t, func(s net.Conn) {
+			s.Write([]byte("+5242883\r\n"))
+			s.Write(data[:n])
+		})
+		c, err := (&Client{IdleTimeout: 5 * time.Second}).dial(context.Background(), "tcp", addr, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		br := bufio.NewReader(c)
+		if line, err := br.ReadString('\n'); err != nil || line != "+5242883\r\n" {
+			t.Fatalf("header %q, %v", line, err)
+		}
+		return c, br
+	}
+	errShort := errors.New("short")
+	var gotShort int64
+	stream := func(c *Conn, br *bufio.Reader, ends *int) *Stream {
+		return &Stream{R: br, Conn: c, Length: int64(len(data)), End: func() { *ends++ },
+			Short: func(got int64) error { gotShort = got; return errShort }}
+	}
+
+	t.Run("whole", func(t *testing.T) {
+		c, br := serve(t, len(data))
+		ends := 0
+		sink := newSocketSink(t)
+		n, err := Copy(sink.w, NewBody(context.Background(), stream(c, br, &ends), BodyFuncs{}), make([]byte, 64<<10))
+		sink.wait(t)
+		want := sha256.Sum256(data)
+		if err != nil || n != int64(len(data)) || !bytes.Equal(sink.sum, want[:]) || ends != 1 {
+			t.Errorf("Copy = %d, %v, sha256 %x, End ran %d times; want %d, nil, %x, once", n, err, sink.sum, ends, len(data), want)
+		}
+	})
+	t.Run("short, spliced", func(t *testing.T) {
+		c, br := serve(t, len(data)-1000)
+		ends := 0
+		sink := newSocketSink(t)
+		n, err := Copy(sink.w, NewBody(context.Background(), stream(c, br, &ends), BodyFuncs{}), make([]byte, 64<<10))
+		if !errors.Is(err, errShort) || n != int64(len(data)-1000) || gotShort != n || ends != 0 {
+			t.Errorf("Copy = %d, %v (Short got %d), End ran %d times; want %d, the Short error, End not run", n, err, gotShort, ends, len(data)-1000)
+		}
+	})
+	t.Run("short, read", func(t *testing.T) {
+		c, br := serve(t, len(data)-1000)
+		ends := 0
+		n, err := io.Copy(io.Discard, NewBody(context.Background(), stream(c, br, &ends), BodyFuncs{}))
+		if !errors.Is(err, errShort) || n != int64(len(data)-1000) || ends != 0 {
+			t.Errorf("reading = %d, %v, End ran %d times; want %d, the Short error, End not run", n, err, ends, len(data)-1000)
+		}
+	})
 }

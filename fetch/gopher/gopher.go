@@ -333,7 +333,7 @@ func (d *Driver) reply(ctx context.Context, req *fetch.Request, g *uri.Gopher, c
 			head, _ := br.Peek(512)
 			resp.Type = sniffType(typ, head)
 		}
-		r = h.framedEnd(br, setEnd)
+		r = h.framedEnd(br, conn, setEnd)
 	}
 	if v := viewType(g.Plus); v != "" && resp.Kind == fetch.Document {
 		resp.Type = v // the view the request asked for (Gopher+ section 2.6)

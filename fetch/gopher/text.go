@@ -228,15 +228,25 @@ func (h plusHeader) framed(br *bufio.Reader) io.Reader {
 }
 
 // framedEnd returns the reply's data as its header delimits it, calling
-// end when the data ends well.
-func (h plusHeader) framedEnd(br *bufio.Reader, end func(string)) io.Reader {
+// end when the data ends well. Data to the connection's close, or of
+// the length a "+N" header announced (a close before it is an error),
+// is a fetch.Stream of conn, which fetch.Copy can splice (fetch serve).
+func (h plusHeader) framedEnd(br *bufio.Reader, conn *fetch.Conn, end func(string)) io.Reader {
 	switch {
 	case !h.ok || h.size == -2:
-		return &eofReader{r: br, end: end}
+		return &fetch.Stream{R: br, Conn: conn, Length: -1, End: func() { end("close") }}
 	case h.size == -1:
 		return newTextReader(br, "data", 0, true, end)
 	}
-	return &exactReader{r: br, left: h.size, size: h.size, end: end}
+	size := h.size
+	return &fetch.Stream{R: br, Conn: conn, Length: size, End: func() { end("length") },
+		Short: func(got int64) error { return shortPlus(got, size) }}
+}
+
+// shortPlus is the error of data that ended after got of the size bytes
+// a "+N" header announced.
+func shortPlus(got, size int64) error {
+	return fetch.Errorf(fetch.ErrConnect, "gopher: the server closed the connection after %d of the %d bytes its +%d header announced", got, size, size)
 }
 
 // exactReader reads the N bytes a "+N" header announced; a close before
@@ -244,15 +254,10 @@ func (h plusHeader) framedEnd(br *bufio.Reader, end func(string)) io.Reader {
 type exactReader struct {
 	r          io.Reader
 	left, size int64
-	end        func(string)
 }
 
 func (e *exactReader) Read(p []byte) (int, error) {
 	if e.left <= 0 {
-		if e.end != nil {
-			e.end("length")
-			e.end = nil
-		}
 		return 0, io.EOF
 	}
 	if int64(len(p)) > e.left {
@@ -262,24 +267,9 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	e.left -= int64(n)
 	if err == io.EOF {
 		if e.left > 0 {
-			return n, fetch.Errorf(fetch.ErrConnect, "gopher: the server closed the connection after %d of the %d bytes its +%d header announced", e.size-e.left, e.size, e.size)
+			return n, shortPlus(e.size-e.left, e.size)
 		}
 		err = nil
-	}
-	return n, err
-}
-
-// eofReader calls end once at the end of its reader.
-type eofReader struct {
-	r   io.Reader
-	end func(string)
-}
-
-func (e *eofReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err == io.EOF && e.end != nil {
-		e.end("close")
-		e.end = nil
 	}
 	return n, err
 }
