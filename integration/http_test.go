@@ -201,6 +201,15 @@ func TestHTTPThroughProxy(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+
+	// The absolute form names the authority as the URL does: a URL
+	// without a port goes as it is, not with ":80" added. (squid cannot
+	// resolve example.org here and answers with an error: the request
+	// line is what is checked.)
+	r := runFetch(t, t.TempDir(), "-v", "--gateway", "http=http://"+addr(t, "SQUID"), "http://example.org/hello.txt")
+	if !strings.Contains(r.stderr, "> GET http://example.org/hello.txt HTTP/1.1\n") || strings.Contains(r.stderr, "example.org:80") {
+		t.Errorf("an http URL without a port through squid: the request line should be GET http://example.org/hello.txt; stderr:\n%s", r.stderr)
+	}
 }
 
 func TestHTTPConformance(t *testing.T) {

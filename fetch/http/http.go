@@ -290,8 +290,14 @@ func buildRequest(ctx context.Context, method string, u *uri.URL, via *url.URL) 
 	}
 	if via != nil && u.Scheme == "http" && speaksHTTP(via) {
 		// A proxy needs the absolute form (an https request goes
-		// through a CONNECT tunnel in origin form, as through SOCKS).
-		hr.URL.Opaque = "//" + hr.URL.Host + hr.URL.Opaque
+		// through a CONNECT tunnel in origin form, as through SOCKS),
+		// with the authority of the Host header: no ":80" the URL did
+		// not have (hr.URL.Host names the port for net/http's dial).
+		authority := hr.URL.Host
+		if hr.Host != "" {
+			authority = hr.Host
+		}
+		hr.URL.Opaque = "//" + authority + hr.URL.Opaque
 	}
 	return hr, nil
 }
