@@ -19,17 +19,7 @@ import (
 // is left alone: a bulk stream costs no call a read. The server is
 // in-process: only the client's socket is looked at.
 func TestQuickAckCalls(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		s, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer s.Close()
+	addr := serveOnce(t, func(s net.Conn) {
 		r := bufio.NewReader(s)
 		for {
 			line, err := r.ReadString('\n')
@@ -47,8 +37,8 @@ func TestQuickAckCalls(t *testing.T) {
 				s.Write([]byte("200 ok\r\n"))
 			}
 		}
-	}()
-	c, err := (&Client{}).dial(context.Background(), "tcp", ln.Addr().String(), ln.Addr().String())
+	})
+	c, err := (&Client{}).dial(context.Background(), "tcp", addr, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,17 +108,7 @@ func TestQuickAckCalls(t *testing.T) {
 // back on (Go turns it off). Without quick ACKs the 20 exchanges take a
 // second or more.
 func TestQuickAckSplitReplies(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		s, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer s.Close()
+	addr := serveOnce(t, func(s net.Conn) {
 		s.(*net.TCPConn).SetNoDelay(false)
 		r := bufio.NewReader(s)
 		for {
@@ -138,8 +118,8 @@ func TestQuickAckSplitReplies(t *testing.T) {
 			s.Write([]byte("220 0 <a@b> article\r\n"))
 			s.Write([]byte("Subject: a split reply\r\n\r\nbody\r\n.\r\n"))
 		}
-	}()
-	c, err := (&Client{}).dial(context.Background(), "tcp", ln.Addr().String(), ln.Addr().String())
+	})
+	c, err := (&Client{}).dial(context.Background(), "tcp", addr, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,20 +157,8 @@ func TestQuickAckSplitReplies(t *testing.T) {
 // A stream (an FTP data connection: Conn.Stream) asks for no quick ACKs,
 // however it is read.
 func TestQuickAckStream(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		s, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		s.Write(make([]byte, 256<<10))
-		s.Close()
-	}()
-	c, err := (&Client{}).dial(context.Background(), "tcp", ln.Addr().String(), ln.Addr().String())
+	addr := serveOnce(t, func(s net.Conn) { s.Write(make([]byte, 256<<10)) })
+	c, err := (&Client{}).dial(context.Background(), "tcp", addr, addr)
 	if err != nil {
 		t.Fatal(err)
 	}

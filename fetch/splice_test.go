@@ -20,27 +20,6 @@ import (
 // caller's buffer, and the Body's life (End, the count) is the same as
 // for Reads.
 
-// streamServer serves one connection: what write does to it, then its
-// close. It is fetchtest.ServeOnce, which package fetch's own tests
-// cannot import (fetchtest imports fetch).
-func streamServer(t *testing.T, write func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		s, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer s.Close()
-		write(s)
-	}()
-	return ln.Addr().String()
-}
-
 // socketSink is a TCP connection to write to (a *net.TCPConn, an
 // io.ReaderFrom, as a ResponseWriter's is) and what its far end read: the
 // bytes' count and sha256, and when the first came.
@@ -154,7 +133,7 @@ func copySpliced(t *testing.T, body io.Reader, data []byte) {
 func TestCopySplicesAStreamPastTheBuffer(t *testing.T) {
 	data := make([]byte, 24<<20+12345)
 	rand.NewChaCha8([32]byte{1, 2}).Read(data)
-	addr := streamServer(t, func(s net.Conn) { s.Write(data) })
+	addr := serveOnce(t, func(s net.Conn) { s.Write(data) })
 	body, cr, ended := spliceBody(t, context.Background(), addr, 5*time.Second)
 	copySpliced(t, body, data)
 	if cr.N != int64(len(data)) {
@@ -177,7 +156,7 @@ func TestCopySplicesAStreamPastTheBuffer(t *testing.T) {
 // through the buffer, as io.CopyBuffer does.
 func TestCopyWithoutReadFromUsesTheBuffer(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789"), 100000)
-	addr := streamServer(t, func(s net.Conn) { s.Write(data) })
+	addr := serveOnce(t, func(s net.Conn) { s.Write(data) })
 	body, _, _ := spliceBody(t, context.Background(), addr, 5*time.Second)
 	var out bytes.Buffer
 	buf := make([]byte, 256<<10)
@@ -197,7 +176,7 @@ func TestCopyWithoutReadFromUsesTheBuffer(t *testing.T) {
 func TestCopySpliceSlowThenStalled_FakeServer(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
-	addr := streamServer(t, func(s net.Conn) {
+	addr := serveOnce(t, func(s net.Conn) {
 		for range 5 {
 			s.Write([]byte("0123456789"))
 			time.Sleep(50 * time.Millisecond)
@@ -237,7 +216,7 @@ func TestCopySpliceSlowThenStalled_FakeServer(t *testing.T) {
 func TestCopySpliceCancel_FakeServer(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
-	addr := streamServer(t, func(s net.Conn) {
+	addr := serveOnce(t, func(s net.Conn) {
 		s.Write(make([]byte, 1<<20))
 		<-stop
 	})
@@ -268,7 +247,7 @@ func TestCopySpliceCancel_FakeServer(t *testing.T) {
 func TestCopySplicesAStreamReadAhead(t *testing.T) {
 	data := make([]byte, 8<<20+77)
 	rand.NewChaCha8([32]byte{3}).Read(data)
-	addr := streamServer(t, func(s net.Conn) { s.Write(data) })
+	addr := serveOnce(t, func(s net.Conn) { s.Write(data) })
 	c, err := (&Client{IdleTimeout: 5 * time.Second}).dial(context.Background(), "tcp", addr, addr)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +272,7 @@ func TestStreamOfALength(t *testing.T) {
 	data := make([]byte, 5<<20+3)
 	rand.NewChaCha8([32]byte{4}).Read(data)
 	serve := func(t *testing.T, n int) (*Conn, *bufio.Reader) {
-		addr := streamServer(t, func(s net.Conn) {
+		addr := serveOnce(t, func(s net.Conn) {
 			s.Write([]byte("+5242883\r\n"))
 			s.Write(data[:n])
 		})
