@@ -15,10 +15,20 @@ BIN := $(DESTDIR)$(PREFIX)/bin
 
 test: vet unit fuzz integration compose-check
 
+# vet also checks the syntax of the scripts (benchmarks, fuzz, servers),
+# which no test runs.
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./integration/...
+	@for f in $$(git ls-files bench fuzz integration/servers); do \
+		case "$$(head -n 1 "$$f")" in \
+		'#!'*bash*) bash -n "$$f" ;; \
+		'#!/bin/sh'*) sh -n "$$f" ;; \
+		'#!'*python3*) ! command -v python3 >/dev/null || python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$$f" ;; \
+		'#!'*perl*) ! command -v perl >/dev/null || perl -c "$$f" 2>/dev/null ;; \
+		esac || { echo "$$f: syntax error"; exit 1; }; \
+	done
 
 unit:
 	$(GO) test -race ./...
