@@ -172,7 +172,8 @@ func TestFTPAbsolutePath(t *testing.T) {
 // (the data connection between): five, where the CWD was a round trip
 // of its own before. The next file on the connection: MDTM, EPSV and
 // RETR, one, with no TYPE or SIZE again; a file in other directories:
-// the way back and the CWDs with MDTM and EPSV, then RETR.
+// the way back and the CWDs with MDTM and EPSV, then RETR; a file below
+// where the session is: only the CWDs past it.
 func TestFTPRoundTrips(t *testing.T) {
 	c, trace := traceClient(t)
 	groups := func() [][]string {
@@ -203,6 +204,13 @@ func TestFTPRoundTrips(t *testing.T) {
 	want = [][]string{{"CWD /", "CWD a", "CWD b", "CWD c", "MDTM file.txt", "EPSV"}, {"RETR file.txt"}}
 	if got := groups(); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("a file in other directories: round trips %q, want %q", got, want)
+	}
+	get(t, c, ftpBase(t)+"/a/")
+	groups()
+	get(t, c, ftpBase(t)+"/a/b/c/file.txt")
+	want = [][]string{{"CWD b", "CWD c", "MDTM file.txt", "EPSV"}, {"RETR file.txt"}}
+	if got := groups(); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("a file below the directory of the last URL: round trips %q, want %q", got, want)
 	}
 }
 

@@ -325,8 +325,9 @@ func (s *session) current() (context.Context, *fetch.Request) {
 
 // chdir brings the session to the directory the CWD arguments cwds lead
 // to from the entry directory. When the session is there already (the
-// last URL had the same directories) it sends nothing; when it is
-// elsewhere it first returns to the entry directory.
+// last URL had the same directories) it sends nothing; when it is on the
+// way (the last URL's directories begin this one's) it sends the CWDs
+// past it; when it is elsewhere it first returns to the entry directory.
 func (s *session) chdir(cwds []string) error {
 	dirs, back, err := s.route(cwds)
 	if err != nil {
@@ -351,13 +352,20 @@ func (s *session) chdir(cwds []string) error {
 // route returns the CWD arguments that bring the session to where cwds
 // lead from the entry directory, as chdir would send them, and whether
 // the first is the way back to the entry directory; none when the
-// session is there already.
+// session is there already. A session on the way, where the first CWDs
+// of cwds led, goes on from there: the same CWDs from the same place,
+// as RFC 1738 has them. It never climbs with CDUP, which after a CWD
+// into a symbolic link leads elsewhere than the way back would.
 func (s *session) route(cwds []string) (dirs []string, back bool, err error) {
 	if slices.Equal(s.at, cwds) {
 		if len(cwds) > 0 {
 			s.note("in the directories of the last URL already: no CWD")
 		}
 		return nil, false, nil
+	}
+	if n := len(s.at); n > 0 && n < len(cwds) && slices.Equal(s.at, cwds[:n]) {
+		s.note("in the first directories of the URL already: CWD from there")
+		return cwds[n:], false, nil
 	}
 	if len(s.at) > 0 {
 		if s.entryDir == "" {
