@@ -31,16 +31,30 @@ type idleConn[C comparable] struct {
 }
 
 // Get takes the most recently kept idle connection for key.
-func (p *IdlePool[K, C]) Get(key K) (c C, ok bool) {
+func (p *IdlePool[K, C]) Get(key K) (c C, ok bool) { return p.GetPreferred(key, nil) }
+
+// GetPreferred takes the most recently kept idle connection for key that
+// prefer accepts or, when it accepts none, the most recently kept one: a
+// driver's way to ask for a connection already in the state a fetch
+// needs (an FTP session in the URL's directories), and to take another
+// rather than open one. prefer runs under the pool's lock, on
+// connections nobody uses.
+func (p *IdlePool[K, C]) GetPreferred(key K, prefer func(C) bool) (c C, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	list := p.idle[key]
 	if len(list) == 0 {
 		return c, false
 	}
-	ic := list[len(list)-1]
-	list[len(list)-1] = nil
-	p.idle[key] = list[:len(list)-1]
+	i := len(list) - 1
+	for j := i; prefer != nil && j >= 0; j-- {
+		if prefer(list[j].c) {
+			i = j
+			break
+		}
+	}
+	ic := list[i]
+	p.idle[key] = slices.Delete(list, i, i+1)
 	ic.timer.Stop()
 	return ic.c, true
 }

@@ -87,3 +87,33 @@ func TestIdlePoolTimeout(t *testing.T) {
 		t.Errorf("ended %v; a taken connection must not expire", got)
 	}
 }
+
+// GetPreferred takes the most recent connection prefer accepts, and the
+// most recent of all when it accepts none.
+func TestIdlePoolPreferred(t *testing.T) {
+	var p IdlePool[string, int]
+	var e ends
+	req := NewRequest(&Client{MaxIdleConnsPerHost: 4}, nil)
+	for c := 1; c <= 4; c++ {
+		p.Put(req, "a", c, e.end)
+	}
+	odd := func(c int) bool { return c%2 == 1 }
+	if c, ok := p.GetPreferred("a", odd); !ok || c != 3 {
+		t.Errorf("GetPreferred(a, odd) = %d, %v; want 3, the most recent odd one", c, ok)
+	}
+	if c, ok := p.GetPreferred("a", func(c int) bool { return c > 10 }); !ok || c != 4 {
+		t.Errorf("GetPreferred(a, none) = %d, %v; want 4, the most recent", c, ok)
+	}
+	if c, ok := p.Get("a"); !ok || c != 2 {
+		t.Errorf("Get(a) = %d, %v; want 2: the ones taken are out of the pool", c, ok)
+	}
+	if c, ok := p.GetPreferred("a", odd); !ok || c != 1 {
+		t.Errorf("last GetPreferred(a, odd) = %d, %v; want 1", c, ok)
+	}
+	if _, ok := p.GetPreferred("a", odd); ok {
+		t.Error("GetPreferred on an empty pool found one")
+	}
+	if got := e.all(); len(got) != 0 {
+		t.Errorf("ended %v; want none", got)
+	}
+}

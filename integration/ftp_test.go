@@ -214,6 +214,29 @@ func TestFTPRoundTrips(t *testing.T) {
 	}
 }
 
+// Of the idle sessions, a fetch takes one already in the URL's
+// directories, though another was kept later: the file in a/b/c after
+// a session went back to the pool from small100 is a RETR without a CWD.
+func TestFTPIdleSessionInTheDirectory(t *testing.T) {
+	c, trace := traceClient(t)
+	inSmall, err := c.Fetch(t.Context(), ftpBase(t)+"/small100/file-000.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	get(t, c, ftpBase(t)+"/a/b/c/file.txt") // a second session, idle in a/b/c
+	if _, err := io.ReadAll(inSmall.Body); err != nil {
+		t.Fatal(err)
+	}
+	inSmall.Body.Close() // the first, idle in small100, the most recent
+	trace.Reset()
+	if _, body := get(t, c, ftpBase(t)+"/a/b/c/file.txt"); !bytes.Equal(body, anonFile(t, "a/b/c/file.txt")) {
+		t.Errorf("a/b/c/file.txt = %q", body)
+	}
+	if strings.Contains(trace.String(), "> CWD") || !strings.Contains(trace.String(), "* reusing the connection") {
+		t.Errorf("want the session idle in a/b/c reused, without a CWD:\n%s", trace)
+	}
+}
+
 // An empty segment is "CWD " with an empty argument, which vsftpd
 // refuses: not found. One CWD of the whole path reaches the file.
 func TestFTPEmptySegment(t *testing.T) {

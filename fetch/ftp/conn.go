@@ -79,9 +79,9 @@ type session struct {
 	sizeIn150 bool
 }
 
-// session returns a logged-in control connection for f: an idle one, or
-// a new one.
-func (d *Driver) session(ctx context.Context, req *fetch.Request, f *uri.FTP, lg login) (*session, error) {
+// session returns a logged-in control connection for f: an idle one,
+// in the directories cwds lead to if one is, or a new one.
+func (d *Driver) session(ctx context.Context, req *fetch.Request, f *uri.FTP, lg login, cwds []string) (*session, error) {
 	mode := tlsNone
 	switch {
 	case f.Secure:
@@ -90,7 +90,7 @@ func (d *Driver) session(ctx context.Context, req *fetch.Request, f *uri.FTP, lg
 		mode = tlsExplicit
 	}
 	key := poolKey{host: strings.ToLower(f.Host), port: req.URL.PortNumber(), user: lg.user, password: lg.password, ask: lg.ask, tls: mode}
-	if s := d.get(key); s != nil {
+	if s := d.get(key, cwds); s != nil {
 		s.bind(ctx, req)
 		req.Tracef(fetch.Note, "reusing the connection to %s as %s (entry directory %q)", s.ctrl.RemoteAddr(), lg.user, s.entryDir)
 		return s, nil
@@ -610,9 +610,10 @@ func (d *Driver) release(s *session, err error) {
 	d.put(s)
 }
 
-// get takes an idle session for key from the pool, or returns nil.
-func (d *Driver) get(key poolKey) *session {
-	s, ok := d.idle.Get(key)
+// get takes an idle session for key from the pool, one in the
+// directories cwds lead to if there is one (no CWD then), or returns nil.
+func (d *Driver) get(key poolKey, cwds []string) *session {
+	s, ok := d.idle.GetPreferred(key, func(s *session) bool { return slices.Equal(s.at, cwds) })
 	if !ok {
 		return nil
 	}

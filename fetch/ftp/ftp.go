@@ -207,7 +207,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Response
 	}
 	p := d.plan(f)
 	for {
-		s, err := d.session(ctx, req, f, lg)
+		s, err := d.session(ctx, req, f, lg, p.cwds)
 		if err != nil {
 			return nil, err
 		}
